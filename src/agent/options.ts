@@ -1,0 +1,139 @@
+/**
+ * Agent options, split by scope (DESIGN §3). Construction-only options live in
+ * {@link AgentOptions}; call options in {@link CallOptions}, whose defaults may be set at
+ * construction through `defaults`. Passing a construction-only key per call is a
+ * `ConfigError` with code `option_scope`.
+ */
+import type { ApprovalDecision, ApprovalOption, Question } from "../events/types.js";
+
+/** A JSON Schema document. */
+export type JsonSchema = { [key: string]: unknown };
+
+export interface Policy {
+  sandbox?: "read-only" | "workspace-write" | "full-access";
+  approval?: "never" | "on-request" | "on-failure" | "untrusted";
+  network?: boolean;
+}
+
+export interface ApprovalRequest {
+  requestId: string;
+  kind: "command" | "file_change" | "permissions" | "tool";
+  callId?: string;
+  summary: string;
+  options: ApprovalOption[];
+  /** The tool input as the provider reported it, redacted. */
+  input?: unknown;
+}
+
+export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+
+export interface UserInputRequest {
+  requestId: string;
+  questions: Question[];
+}
+
+export type UserInputAnswer = { answers: Record<string, string | string[]> } | { declined: true };
+
+export type UserInputHandler = (request: UserInputRequest, signal: AbortSignal) => Promise<UserInputAnswer>;
+
+export interface InstructionBundle {
+  name: string;
+  text: string;
+}
+
+/** A host tool the provider may call (exposed via MCP where supported). */
+export interface ToolDeclaration {
+  name: string;
+  description?: string;
+  inputSchema: JsonSchema;
+}
+
+export interface SkillRef {
+  name: string;
+  /** Directory holding the skill's SKILL.md. */
+  path: string;
+}
+
+export type McpServerConfig =
+  | { name: string; command: string; args?: string[]; env?: Record<string, string> }
+  | { name: string; url: string; headers?: Record<string, string> };
+
+export interface InputLimits {
+  maxCount?: number;
+  maxInputBytes?: number;
+  maxTotalBytes?: number;
+}
+
+export interface EventBufferOptions {
+  /** Maximum events held for a slow consumer. Default 1024. */
+  bufferSize?: number;
+  /** `block` (default) pauses the driver; `drop-deltas` coalesces `*.delta` events. */
+  overflow?: "block" | "drop-deltas";
+}
+
+/** Call-scoped options that may also be set as construction `defaults`. */
+export interface CallDefaults {
+  model?: string;
+  effort?: string;
+  policy?: Policy;
+  onApproval?: ApprovalHandler;
+  onUserInput?: UserInputHandler;
+  metadata?: Record<string, string>;
+  outputSchema?: JsonSchema;
+  /** `true`: never use the prepared standby. */
+  spawn?: boolean;
+}
+
+/** Options of one `run()` / `stream()` call. */
+export interface CallOptions extends CallDefaults {
+  signal?: AbortSignal;
+}
+
+/** Construction-only options of {@link createAgent}. */
+export interface AgentOptions {
+  /** Absolute path; default `process.cwd()`. */
+  workspace?: string;
+  identity?: { name?: string; description?: string };
+  instructions?: string | InstructionBundle[];
+  tools?: ToolDeclaration[];
+  skills?: SkillRef[];
+  mcp?: McpServerConfig[];
+  events?: EventBufferOptions;
+  inputLimits?: InputLimits;
+  defaults?: CallDefaults;
+}
+
+export const CONSTRUCTION_ONLY_KEYS: readonly string[] = [
+  "workspace",
+  "workspaceSpec",
+  "workspaceManager",
+  "identity",
+  "instructions",
+  "tools",
+  "skills",
+  "skillProviders",
+  "mcp",
+  "profile",
+  "profileResources",
+  "subagents",
+  "hooks",
+  "configPatches",
+  "services",
+  "threadStore",
+  "events",
+  "inputLimits",
+  "defaults",
+];
+
+export const CALL_OPTION_KEYS: readonly string[] = [
+  "model",
+  "effort",
+  "policy",
+  "onApproval",
+  "onUserInput",
+  "metadata",
+  "outputSchema",
+  "spawn",
+  "signal",
+  "inputs",
+];

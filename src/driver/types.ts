@@ -1,0 +1,167 @@
+/**
+ * The Driver SPI (DESIGN §4). A driver is a configured provider integration: it captures its
+ * config at construction and is the only code that speaks a provider protocol. Core validates
+ * everything a driver returns or emits and turns violations into `DriverContractError`.
+ */
+import type { ApprovalRequest, JsonSchema, McpServerConfig, Policy, SkillRef, ToolDeclaration, UserInputAnswer, UserInputRequest } from "../agent/options.js";
+import type { ApprovalDecision, DriverEvent } from "../events/types.js";
+import type { Usage } from "../events/usage.js";
+import type {
+  AuthReport,
+  ConfigurationReport,
+  EnvironmentReport,
+  McpReport,
+  ModelInfo,
+  NativeCommandInfo,
+  Observation,
+  ProfileSnapshot,
+  QuotaReport,
+  SkillSnapshot,
+} from "../inspect/types.js";
+
+export type InputKind = "image" | "file" | "audio";
+export type DeliveryMode = "native" | "workspace_reference";
+
+/** Static input capability of a driver for one kind. Empty `modes` = unsupported. */
+export interface InputKindCapability {
+  modes: DeliveryMode[];
+  /** Media-type patterns such as `image/*`. */
+  mediaTypes?: string[];
+  /** Undefined = unknown, not unlimited. */
+  maxCount?: number;
+  maxBytes?: number;
+}
+
+export type FeatureSupport = "native" | "unsupported";
+
+/** Static invariants of a driver. Never a model catalogue or a runtime fallback. */
+export interface Descriptor {
+  id: string;
+  name: string;
+  transport: string;
+  inputs: Record<InputKind, InputKindCapability>;
+  features: {
+    steer: FeatureSupport;
+    resume: FeatureSupport;
+    fork: FeatureSupport;
+    approvals: boolean;
+    userQuestions: boolean;
+    structuredOutput: boolean;
+  };
+  configSchema?: JsonSchema;
+}
+
+/** Stable resources resolved by core from construction options. */
+export interface ResolvedResources {
+  instructions?: string;
+  tools: ToolDeclaration[];
+  skills: SkillRef[];
+  mcp: McpServerConfig[];
+}
+
+export interface InspectRequest {
+  workspace: string;
+  resources: ResolvedResources;
+}
+
+/** The provider observations a driver returns; core maps, checks, copies and redacts them. */
+export interface InspectResponse {
+  environment: Observation<EnvironmentReport>;
+  models: Observation<ModelInfo[]>;
+  commands: Observation<NativeCommandInfo[]>;
+  skills: Observation<SkillSnapshot>;
+  mcp: Observation<McpReport>;
+  quota: Observation<QuotaReport>;
+  profile: Observation<ProfileSnapshot>;
+  configuration: Observation<ConfigurationReport>;
+  auth: Observation<AuthReport>;
+  /** Values (API keys the provider echoed, tokens) that must be redacted everywhere. */
+  secrets?: string[];
+}
+
+/** A warm, unbound provider process a driver retained in `prepare()`. Owned by the driver. */
+export interface StandbyHandle {
+  readonly pid?: number;
+  /** False once the process has exited; core never hands a dead standby to a run. */
+  isAlive(): boolean;
+  /** Stop and reap the process. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface PrepareRequest extends InspectRequest {
+  model?: string;
+  effort?: string;
+  policy: Policy;
+  /** Deterministic compatibility signature core keys the standby by. */
+  signature: string;
+}
+
+export interface PrepareResponse {
+  inspection: InspectResponse;
+  process: "unsupported" | "transient" | "ready";
+  /** Present exactly when `process` is `"ready"`. */
+  standby?: StandbyHandle;
+}
+
+/** A per-run input after core materialized it. Never carries the caller's original path. */
+export interface ResolvedInput {
+  id: string;
+  kind: InputKind;
+  name: string;
+  mediaType: string;
+  localPath: string;
+  size: number;
+  sha256: string;
+  deliveryMode: DeliveryMode;
+}
+
+export interface RunRequest {
+  runId: string;
+  prompt: string;
+  inputs: ResolvedInput[];
+  model?: string;
+  effort?: string;
+  policy: Policy;
+  outputSchema?: JsonSchema;
+  metadata?: Record<string, string>;
+  workspace: string;
+  resources: ResolvedResources;
+  thread?: { id: string; providerSessionId?: string; fork?: boolean };
+  /** Claimed by core for this run when compatible; the driver closes it after the run. */
+  standby?: StandbyHandle;
+  /** Routes to the host's approval handler or, without one, to the policy. */
+  approve(request: ApprovalRequest): Promise<ApprovalDecision>;
+  ask(request: UserInputRequest): Promise<UserInputAnswer>;
+  /** Call once the prompt may have reached the provider. */
+  markDelivered(): void;
+}
+
+/** Awaiting `emit` is backpressure: a driver must await before reading more provider output. */
+export interface EventSink {
+  emit(event: DriverEvent): Promise<void>;
+}
+
+export interface RunResponse {
+  text: string;
+  structured?: unknown;
+  usage?: Usage;
+  providerSessionId?: string;
+  /** Redacted terminal payload, for `Result.raw()`. */
+  raw?: unknown;
+  stderrTail?: string;
+}
+
+export interface Driver {
+  descriptor(): Descriptor;
+  /** Throws `ConfigError` for an invalid captured config. */
+  validateConfig(): void;
+  /** A stable identity of the captured config that changes how the provider behaves (executable, home, provider). */
+  fingerprint?(): string;
+  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse>;
+  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse>;
+  run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse>;
+  /** Reclaim every process the driver owns. */
+  close(): Promise<void>;
+}
+
+

@@ -1,0 +1,99 @@
+/**
+ * Typed errors. Every error thrown by agent-adaptor extends {@link AdaptorError} and carries a
+ * stable `code`; branch on `err.code`, or on `AdaptorError.is(err)` when several copies of the
+ * package may be loaded (where `instanceof` fails). Messages never contain secrets, input paths,
+ * file contents or raw provider payloads.
+ */
+
+const MARKER = Symbol.for("agent-adaptor.error");
+
+/** Whether a failure happened before or after the prompt may have reached the provider. */
+export type DeliveryPhase = "before_delivery" | "after_delivery";
+
+/** Base of every error agent-adaptor throws. */
+export class AdaptorError extends Error {
+  /** Stable machine-readable code, e.g. `"agent_closed"`. */
+  readonly code: string;
+  readonly [MARKER] = true;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+
+  /** `instanceof` that also works across duplicated package copies. */
+  static is(value: unknown): value is AdaptorError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+/** Invalid configuration or option, detected before anything starts. Codes: `config_invalid`, `option_scope`. */
+export class ConfigError extends AdaptorError {
+  constructor(message: string, code: "config_invalid" | "option_scope" = "config_invalid", options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** A verb was called after `close()` began. */
+export class AgentClosedError extends AdaptorError {
+  constructor(message = "the agent is closed") {
+    super("agent_closed", message);
+  }
+}
+
+/** A driver broke the Driver SPI contract (events after a terminal, an observed panel without evidence, ...). */
+export class DriverContractError extends AdaptorError {
+  readonly driver: string;
+  constructor(driver: string, message: string) {
+    super("driver_contract", `driver ${driver}: ${message}`);
+    this.driver = driver;
+  }
+}
+
+/** The provider reported or caused a failure. */
+export class ProviderError extends AdaptorError {
+  readonly retryable: boolean;
+  readonly phase: DeliveryPhase;
+  constructor(
+    message: string,
+    options: { code?: string; retryable?: boolean; phase?: DeliveryPhase; cause?: unknown } = {},
+  ) {
+    super(options.code ?? "provider_error", message, { cause: options.cause });
+    this.retryable = options.retryable ?? false;
+    this.phase = options.phase ?? "after_delivery";
+  }
+}
+
+/** The provider executable could not be found or started. */
+export class ExecutableNotFoundError extends AdaptorError {
+  readonly executable: string;
+  constructor(executable: string, message = `executable not found: ${executable}`) {
+    super("executable_not_found", message);
+    this.executable = executable;
+  }
+}
+
+/** The provider needs a login or credentials that are not present. */
+export class AuthRequiredError extends AdaptorError {
+  constructor(message = "the provider requires authentication") {
+    super("auth_required", message);
+  }
+}
+
+/**
+ * A protocol-level violation on a provider stream. Codes: `protocol_error`,
+ * `frame_too_large`, `invalid_json`, `invalid_utf8`, `peer_exited`, `request_cancelled`.
+ */
+export class ProtocolError extends AdaptorError {
+  constructor(message: string, code = "protocol_error", options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** A run was cancelled (by `cancel()`, an aborted signal, or breaking out of the stream). */
+export class RunCancelledError extends AdaptorError {
+  constructor(message = "the run was cancelled") {
+    super("run_cancelled", message);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Canonical run events (DESIGN §5). Every event carries `seq` (assigned by core, strictly
+ * increasing per run from 0), `runId`, an optional `threadId`, `at` (epoch ms) and optional
+ * `provenance` (the provider's own ids, never raw payloads).
+ */
+import type { Result } from "../agent/result.js";
+import type { Usage } from "./usage.js";
+
+/** The provider's own identifiers for an event. Never a raw payload. */
+export interface Provenance {
+  provider: string;
+  itemId?: string;
+  messageId?: string;
+  event?: string;
+}
+
+/** Fields core assigns to every event. */
+export interface EventBase {
+  seq: number;
+  runId: string;
+  threadId?: string;
+  at: number;
+  provenance?: Provenance;
+}
+
+export type ToolKind = "command" | "file_change" | "mcp" | "web_search" | "subagent" | "read" | "other";
+
+export interface ApprovalOption {
+  id: string;
+  label: string;
+  kind: "allow_once" | "allow_always" | "deny" | "other";
+}
+
+export type ApprovalDecision =
+  | { decision: "allow"; scope?: "once" | "session"; updatedInput?: unknown }
+  | { decision: "deny"; message?: string; interrupt?: boolean };
+
+export interface Question {
+  id: string;
+  question: string;
+  header?: string;
+  options?: { label: string; description?: string }[];
+  multiSelect?: boolean;
+}
+
+export interface PlanEntry {
+  text: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
+export interface RunFailure {
+  code: string;
+  message: string;
+  phase: "before_delivery" | "after_delivery";
+  retryable: boolean;
+}
+
+/** Event payloads without the core-assigned base, keyed by type. */
+export interface EventPayloads {
+  "run.started": { driver: string; model?: string };
+  "thread.bound": { providerSessionId: string };
+  "message.delta": { itemId: string; text: string };
+  "message.completed": { itemId: string; text: string };
+  "reasoning.delta": { itemId: string; text: string };
+  "reasoning.completed": { itemId: string; text: string };
+  "tool.started": { callId: string; kind: ToolKind; title: string; input?: unknown };
+  "tool.updated": { callId: string; output?: string; diff?: string };
+  "tool.completed": {
+    callId: string;
+    status: "completed" | "failed" | "declined" | "cancelled";
+    output?: string;
+    exitCode?: number;
+    diff?: string;
+  };
+  "plan.updated": { entries: PlanEntry[] };
+  "approval.requested": {
+    requestId: string;
+    kind: "command" | "file_change" | "permissions" | "tool";
+    callId?: string;
+    summary: string;
+    options: ApprovalOption[];
+  };
+  "approval.resolved": { requestId: string; decision: ApprovalDecision; by: "handler" | "policy" | "cancel" };
+  "question.requested": { requestId: string; questions: Question[] };
+  "question.resolved": { requestId: string; answered: boolean };
+  "usage.observed": { usage: Usage };
+  notice: { level: "info" | "warning"; code: string; message: string };
+  "run.completed": { result: Result };
+  "run.failed": { error: RunFailure };
+  "run.cancelled": { reason?: string };
+}
+
+export type EventType = keyof EventPayloads;
+
+/** One canonical event type, with its base. */
+export type EventOf<K extends EventType> = EventBase & { type: K } & EventPayloads[K];
+
+/** The canonical event union, discriminated on `type`. */
+export type AgentEvent = { [K in EventType]: EventOf<K> }[EventType];
+
+export type TerminalEventType = "run.completed" | "run.failed" | "run.cancelled";
+export type TerminalEvent = EventOf<TerminalEventType>;
+
+/** Non-terminal event types a driver may emit; `run.started` and terminals are core's. */
+export type DriverEventType = Exclude<EventType, TerminalEventType | "run.started">;
+
+/**
+ * What a driver emits through its {@link EventSink}: a payload plus its type and optional
+ * provenance. Core assigns `seq`, `runId`, `threadId` and `at`.
+ */
+export type DriverEvent = {
+  [K in DriverEventType]: { type: K; provenance?: Provenance } & EventPayloads[K];
+}[DriverEventType];
+
+export const EVENT_TYPES: readonly EventType[] = [
+  "run.started",
+  "thread.bound",
+  "message.delta",
+  "message.completed",
+  "reasoning.delta",
+  "reasoning.completed",
+  "tool.started",
+  "tool.updated",
+  "tool.completed",
+  "plan.updated",
+  "approval.requested",
+  "approval.resolved",
+  "question.requested",
+  "question.resolved",
+  "usage.observed",
+  "notice",
+  "run.completed",
+  "run.failed",
+  "run.cancelled",
+];
+
+export const TERMINAL_EVENT_TYPES: readonly TerminalEventType[] = ["run.completed", "run.failed", "run.cancelled"];
+
+export function isTerminalEvent(event: { type: string }): event is TerminalEvent {
+  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type);
+}
