@@ -135,5 +135,4 @@ export const CALL_OPTION_KEYS: readonly string[] = [
   "outputSchema",
   "spawn",
   "signal",
-  "inputs",
 ];

@@ -97,3 +97,31 @@ export class RunCancelledError extends AdaptorError {
     super("run_cancelled", message);
   }
 }
+
+/** What a failed run produced before it failed. */
+export interface PartialRunOutcome {
+  runId: string;
+  /** Assistant text received so far. */
+  text: string;
+  providerSessionId?: string;
+}
+
+/**
+ * A run ended with `run.failed`. `code` is the failure's code (`provider_error`,
+ * `driver_contract`, ...); `phase` says whether the prompt may have reached the provider.
+ */
+export class RunFailedError extends AdaptorError {
+  readonly phase: DeliveryPhase;
+  readonly retryable: boolean;
+  readonly partial: PartialRunOutcome;
+  constructor(
+    failure: { code: string; message: string; phase: DeliveryPhase; retryable: boolean },
+    partial: PartialRunOutcome,
+    options?: { cause?: unknown },
+  ) {
+    super(failure.code, failure.message, options);
+    this.phase = failure.phase;
+    this.retryable = failure.retryable;
+    this.partial = partial;
+  }
+}

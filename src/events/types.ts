@@ -101,16 +101,22 @@ export type AgentEvent = { [K in EventType]: EventOf<K> }[EventType];
 export type TerminalEventType = "run.completed" | "run.failed" | "run.cancelled";
 export type TerminalEvent = EventOf<TerminalEventType>;
 
-/** Non-terminal event types a driver may emit; `run.started` and terminals are core's. */
+/** Non-terminal event types a driver may emit; `run.started` is core's. */
 export type DriverEventType = Exclude<EventType, TerminalEventType | "run.started">;
 
 /**
- * What a driver emits through its {@link EventSink}: a payload plus its type and optional
- * provenance. Core assigns `seq`, `runId`, `threadId` and `at`.
+ * What a driver emits through its `EventSink`: a payload plus its type and optional
+ * provenance. Core assigns `seq`, `runId`, `threadId` and `at`. A driver may announce the
+ * run's terminal (`run.failed`, `run.cancelled`, or `run.completed` without a result); core
+ * publishes it once the driver's `run()` settles, and refuses anything emitted after it.
  */
-export type DriverEvent = {
-  [K in DriverEventType]: { type: K; provenance?: Provenance } & EventPayloads[K];
-}[DriverEventType];
+export type DriverEvent =
+  | {
+      [K in DriverEventType]: { type: K; provenance?: Provenance } & EventPayloads[K];
+    }[DriverEventType]
+  | { type: "run.completed"; provenance?: Provenance }
+  | { type: "run.failed"; error: RunFailure; provenance?: Provenance }
+  | { type: "run.cancelled"; reason?: string; provenance?: Provenance };
 
 export const EVENT_TYPES: readonly EventType[] = [
   "run.started",

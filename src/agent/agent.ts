@@ -1,0 +1,199 @@
+/**
+ * `createAgent`: an immutable Agent over one configured driver (DESIGN §2–§3, §6–§7). It owns
+ * every process its driver starts for it and reclaims them on `close()`.
+ */
+import type { Driver, InspectRequest, StandbyHandle } from "../driver/types.js";
+import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
+import { mapInspection } from "../inspect/map.js";
+import { createRedactor } from "../inspect/redact.js";
+import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js";
+import { resolveResources } from "../resources/resolve.js";
+import { startExecution, type EffectiveCallOptions, type ExecutionContext } from "./execute.js";
+import type { AgentOptions, CallOptions } from "./options.js";
+import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
+import type { Result } from "./result.js";
+import type { RunStream } from "./run-stream.js";
+import { checkAgentOptions, checkCallOptions } from "./scope.js";
+import { signatureOf } from "./signature.js";
+
+export interface Agent extends AsyncDisposable {
+  readonly driver: DriverInfo;
+  /** A live, read-only, redacted snapshot of what the provider offers. */
+  inspect(options?: { signal?: AbortSignal }): Promise<Inspection>;
+  /** Optional: initialize the provider and keep one unbound standby process when the driver can. */
+  prepare(options?: { signal?: AbortSignal }): Promise<PrepareReport>;
+  /** `stream()` drained to its result. */
+  run(prompt: string, options?: CallOptions): Promise<Result>;
+  stream(prompt: string, options?: CallOptions): RunStream;
+  /** Cancel runs and preparation, reclaim every process. Idempotent. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_BUFFER_SIZE = 1024;
+
+/**
+ * Create an Agent. Construction-only options are fixed here; call options may be given per
+ * call or as `defaults`.
+ *
+ * @example
+ * ```ts
+ * await using agent = createAgent(driver, { workspace: "/repo" });
+ * const result = await agent.run("Fix the failing test");
+ * ```
+ */
+export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
+  checkAgentOptions(options);
+  if (!isDriver(driver)) throw new ConfigError("createAgent needs a Driver");
+  const descriptor = driver.descriptor();
+  const info: DriverInfo = { id: descriptor.id, name: descriptor.name, transport: descriptor.transport };
+  const workspace = options.workspace ?? process.cwd();
+  const resources = resolveResources(options);
+  const defaults = structuredClone({ ...options.defaults, onApproval: undefined, onUserInput: undefined });
+  const handlers = { onApproval: options.defaults?.onApproval, onUserInput: options.defaults?.onUserInput };
+  const redactor = createRedactor();
+  const slot = new StandbySlot();
+  const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();
+  const activeInspections = new Set<AbortController>();
+  let closing: Promise<void> | undefined;
+
+  const assertOpen = () => {
+    if (closing) throw new AgentClosedError();
+  };
+
+  const effective = (call: CallOptions = {}): EffectiveCallOptions => {
+    const { signal: _signal, ...rest } = call;
+    const merged: EffectiveCallOptions = { ...defaults, ...handlers, ...rest, policy: { ...defaults.policy, ...rest.policy } };
+    for (const key of Object.keys(merged) as (keyof EffectiveCallOptions)[]) {
+      if (merged[key] === undefined) delete merged[key];
+    }
+    return merged;
+  };
+
+  /** Everything that affects whether a provider process can be reused. */
+  const signatureFor = (call: EffectiveCallOptions) =>
+    signatureOf({
+      driver: info.id,
+      driverConfig: driver.fingerprint?.() ?? null,
+      workspace,
+      resources,
+      model: call.model,
+      effort: call.effort,
+      policy: call.policy,
+    });
+
+  const inspectRequest = (): InspectRequest => ({ workspace, resources: structuredClone(resources) });
+
+  const context: ExecutionContext = {
+    driver,
+    driverId: info.id,
+    workspace,
+    resources,
+    events: { bufferSize: options.events?.bufferSize ?? DEFAULT_BUFFER_SIZE, overflow: options.events?.overflow ?? "block" },
+    redactor,
+    claimStandby: (call) => slot.claim(signatureFor(call)),
+    track: (run) => {
+      activeRuns.add(run);
+      return () => activeRuns.delete(run);
+    },
+  };
+
+  const coordinator = new PrepareCoordinator(slot, async (signal) => {
+    assertOpen();
+    driver.validateConfig();
+    const call = effective();
+    const signature = signatureFor(call);
+    const request = { ...inspectRequest(), policy: call.policy, signature } as Parameters<Driver["prepare"]>[0];
+    if (call.model !== undefined) request.model = call.model;
+    if (call.effort !== undefined) request.effort = call.effort;
+    const response = await driver.prepare(request, signal);
+    const standby: StandbyHandle | undefined = response?.standby;
+    try {
+      if (response?.process !== "unsupported" && response?.process !== "transient" && response?.process !== "ready") {
+        throw new DriverContractError(info.id, "prepare returned an unknown process state");
+      }
+      if ((response.process === "ready") !== (standby !== undefined)) {
+        throw new DriverContractError(info.id, `prepare reported process "${response.process}" ${standby ? "with" : "without"} a standby`);
+      }
+      signal.throwIfAborted();
+      assertOpen();
+      const report: PrepareReport = { inspection: mapInspection(info, response.inspection, redactor), process: response.process };
+      if (standby) await slot.put(signature, standby);
+      return standby ? { report, standby } : { report };
+    } catch (error) {
+      await standby?.close();
+      throw error;
+    }
+  });
+
+  const agent: Agent = {
+    driver: { ...info },
+
+    async inspect(call = {}) {
+      assertOpen();
+      call.signal?.throwIfAborted();
+      driver.validateConfig();
+      const controller = new AbortController();
+      const stop = () => controller.abort(call.signal?.reason);
+      call.signal?.addEventListener("abort", stop, { once: true });
+      activeInspections.add(controller);
+      try {
+        const response = await raceAbort(driver.inspect(inspectRequest(), controller.signal), call.signal);
+        assertOpen();
+        return mapInspection(info, response, redactor);
+      } finally {
+        activeInspections.delete(controller);
+        call.signal?.removeEventListener("abort", stop);
+      }
+    },
+
+    async prepare(call = {}) {
+      assertOpen();
+      return coordinator.prepare(call.signal);
+    },
+
+    stream(prompt, call) {
+      assertOpen();
+      if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
+      checkCallOptions(call);
+      driver.validateConfig();
+      return startExecution(context, prompt, effective(call), call?.signal);
+    },
+
+    async run(prompt, call) {
+      const stream = agent.stream(prompt, call);
+      for await (const _event of stream) {
+        // Draining is what lets the run make progress under the `block` overflow policy.
+      }
+      return stream.result;
+    },
+
+    close() {
+      closing ??= (async () => {
+        const closed = new AgentClosedError("the agent was closed");
+        coordinator.abort(closed);
+        for (const controller of activeInspections) controller.abort(closed);
+        const runs = [...activeRuns];
+        for (const run of runs) run.cancel("the agent was closed");
+        await Promise.allSettled(runs.map((run) => run.settled));
+        await slot.clear();
+        await driver.close();
+      })();
+      return closing;
+    },
+
+    [Symbol.asyncDispose]() {
+      return agent.close();
+    },
+  };
+  return agent;
+}
+
+function isDriver(value: unknown): value is Driver {
+  const d = value as Partial<Driver> | null;
+  return (
+    typeof d === "object" && d !== null &&
+    typeof d.descriptor === "function" && typeof d.validateConfig === "function" &&
+    typeof d.inspect === "function" && typeof d.prepare === "function" &&
+    typeof d.run === "function" && typeof d.close === "function"
+  );
+}

@@ -1,0 +1,264 @@
+/**
+ * The single execution path (DESIGN §3, §5): every `run()` and `stream()` — on an Agent or a
+ * Thread — starts here. It stamps `run.started`, calls the driver with a checked sink, routes
+ * approvals and questions, and publishes exactly one terminal event, last.
+ */
+import { randomUUID } from "node:crypto";
+import type { Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
+import {
+  AdaptorError,
+  DriverContractError,
+  ProviderError,
+  RunCancelledError,
+  RunFailedError,
+  type DeliveryPhase,
+} from "../errors/index.js";
+import { RunTimeline } from "../events/timeline.js";
+import type { ApprovalDecision, DriverEvent, RunFailure } from "../events/types.js";
+import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
+import type { Redactor } from "../inspect/redact.js";
+import type { ApprovalRequest, CallOptions, EventBufferOptions, Policy, UserInputAnswer, UserInputRequest } from "./options.js";
+import type { Result } from "./result.js";
+import { RunStreamImpl, type RunStream } from "./run-stream.js";
+
+/** Event types whose text is model output; every other event is redacted before publication. */
+const CONTENT_EVENTS = new Set(["message.delta", "message.completed", "reasoning.delta", "reasoning.completed"]);
+
+export interface ExecutionContext {
+  driver: Driver;
+  driverId: string;
+  workspace: string;
+  resources: ResolvedResources;
+  events: Required<EventBufferOptions>;
+  redactor: Redactor;
+  /** Claim the prepared standby for these effective settings, if compatible. */
+  claimStandby(options: EffectiveCallOptions): StandbyHandle | undefined;
+  /** Register the run so `close()` can cancel it and wait for it. */
+  track(run: { cancel(reason: unknown): void; settled: Promise<void> }): () => void;
+}
+
+export type EffectiveCallOptions = Omit<CallOptions, "signal"> & { policy: Policy };
+
+export interface ThreadBinding {
+  id: string;
+  providerSessionId?: string;
+  fork?: boolean;
+}
+
+export function startExecution(
+  context: ExecutionContext,
+  prompt: string,
+  options: EffectiveCallOptions,
+  signal: AbortSignal | undefined,
+  thread?: ThreadBinding,
+): RunStream {
+  const runId = `run_${randomUUID()}`;
+  const timeline = new RunTimeline({
+    runId,
+    bufferSize: context.events.bufferSize,
+    overflow: context.events.overflow,
+    ...(thread ? { threadId: thread.id } : {}),
+  });
+  const controller = new AbortController();
+  let cancelReason: string | undefined;
+  const cancel = (reason?: unknown) => {
+    if (controller.signal.aborted) return;
+    cancelReason = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : undefined;
+    controller.abort(new RunCancelledError(cancelReason));
+  };
+  const onCallerAbort = () => cancel(signal?.reason instanceof Error ? signal.reason.message : "the caller's signal aborted");
+  if (signal?.aborted) onCallerAbort();
+  else signal?.addEventListener("abort", onCallerAbort, { once: true });
+
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  const untrack = context.track({ cancel, settled });
+
+  const result = runToTerminal(context, timeline, prompt, options, controller, () => cancelReason, thread).finally(() => {
+    signal?.removeEventListener("abort", onCallerAbort);
+    untrack();
+    settle();
+  });
+  return new RunStreamImpl({ timeline, result, settled, cancel });
+}
+
+async function runToTerminal(
+  context: ExecutionContext,
+  timeline: RunTimeline,
+  prompt: string,
+  options: EffectiveCallOptions,
+  controller: AbortController,
+  cancelReason: () => string | undefined,
+  thread: ThreadBinding | undefined,
+): Promise<Result> {
+  const { driver, driverId, redactor } = context;
+  const startedAt = Date.now();
+  const signal = controller.signal;
+  let delivered = false;
+  let contractError: DriverContractError | undefined;
+  let announced: DriverEvent | undefined;
+  let providerSessionId = thread?.providerSessionId;
+
+  const violate = (error: DriverContractError): never => {
+    contractError ??= error;
+    controller.abort(error);
+    throw error;
+  };
+
+  const sink = {
+    emit: async (event: DriverEvent): Promise<void> => {
+      if (contractError) throw contractError;
+      try {
+        assertDriverEvent(driverId, event);
+      } catch (error) {
+        violate(error as DriverContractError);
+      }
+      if (announced) violate(new DriverContractError(driverId, `emitted ${event.type} after its terminal event`));
+      if (DRIVER_TERMINAL_TYPES.has(event.type)) {
+        announced = event;
+        return;
+      }
+      if (event.type === "thread.bound") providerSessionId = event.providerSessionId;
+      const published = CONTENT_EVENTS.has(event.type) ? event : redactor.redactValue(event);
+      await timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
+    },
+  };
+
+  const decideApproval = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    const safeRequest = redactor.redactValue(request);
+    await timeline.publish({ type: "approval.requested", ...withoutInput(safeRequest) });
+    let decision: ApprovalDecision;
+    let by: "handler" | "policy" | "cancel" = "handler";
+    if (signal.aborted) {
+      decision = { decision: "deny", message: "the run was cancelled", interrupt: true };
+      by = "cancel";
+    } else if (options.onApproval) {
+      try {
+        decision = await options.onApproval(safeRequest, signal);
+      } catch {
+        decision = { decision: "deny", message: "the approval handler failed" };
+        if (signal.aborted) by = "cancel";
+        else await timeline.publish({ type: "notice", level: "warning", code: "approval_handler_failed", message: "the approval handler threw; the request was denied" });
+      }
+      if (signal.aborted) by = "cancel";
+    } else {
+      // Without a handler nothing may be approved on the host's behalf.
+      decision = { decision: "deny", message: "no approval handler is configured" };
+      by = "policy";
+    }
+    await timeline.publish({ type: "approval.resolved", requestId: request.requestId, decision: redactor.redactValue(decision), by });
+    return decision;
+  };
+
+  const answerQuestion = async (request: UserInputRequest): Promise<UserInputAnswer> => {
+    await timeline.publish({ type: "question.requested", requestId: request.requestId, questions: redactor.redactValue(request.questions) });
+    let answer: UserInputAnswer = { declined: true };
+    if (options.onUserInput && !signal.aborted) {
+      try {
+        answer = await options.onUserInput(redactor.redactValue(request), signal);
+      } catch {
+        answer = { declined: true };
+      }
+    }
+    await timeline.publish({ type: "question.resolved", requestId: request.requestId, answered: !("declined" in answer) });
+    return answer;
+  };
+
+  let standby: StandbyHandle | undefined;
+  let response: RunResponse | undefined;
+  let thrown: unknown;
+  try {
+    await timeline.publish({ type: "run.started", driver: driverId, ...(options.model ? { model: options.model } : {}) });
+    standby = options.spawn === true ? undefined : context.claimStandby(options);
+    const request: RunRequest = {
+      runId: timeline.runId,
+      prompt,
+      inputs: [],
+      policy: options.policy,
+      workspace: context.workspace,
+      resources: context.resources,
+      approve: decideApproval,
+      ask: answerQuestion,
+      markDelivered: () => {
+        delivered = true;
+      },
+    };
+    if (options.model !== undefined) request.model = options.model;
+    if (options.effort !== undefined) request.effort = options.effort;
+    if (options.outputSchema !== undefined) request.outputSchema = options.outputSchema;
+    if (options.metadata !== undefined) request.metadata = { ...options.metadata };
+    if (thread) request.thread = { ...thread };
+    if (standby) request.standby = standby;
+    signal.throwIfAborted();
+    response = await driver.run(request, sink, signal);
+  } catch (error) {
+    thrown = error;
+  } finally {
+    await standby?.close();
+  }
+
+  const phase: DeliveryPhase = delivered ? "after_delivery" : "before_delivery";
+  const partial = () => ({
+    runId: timeline.runId,
+    text: timeline.assistantText,
+    ...(providerSessionId !== undefined ? { providerSessionId } : {}),
+  });
+  const fail = async (failure: RunFailure, cause?: unknown): Promise<never> => {
+    const safe = { ...failure, message: redactor.redactText(failure.message) };
+    await timeline.finish({ type: "run.failed", error: safe });
+    throw new RunFailedError(safe, partial(), { cause });
+  };
+
+  if (contractError) {
+    return fail({ code: contractError.code, message: contractError.message, phase, retryable: false }, contractError);
+  }
+  if (signal.aborted || announced?.type === "run.cancelled") {
+    const reason = cancelReason() ?? (announced?.type === "run.cancelled" ? announced.reason : undefined);
+    await timeline.finish({ type: "run.cancelled", ...(reason !== undefined ? { reason: redactor.redactText(reason) } : {}) });
+    throw new RunCancelledError(reason === undefined ? undefined : redactor.redactText(reason));
+  }
+  if (thrown !== undefined) return fail(failureOf(thrown, phase), thrown);
+  if (announced?.type === "run.failed") return fail({ ...announced.error, phase: delivered ? announced.error.phase : "before_delivery" });
+  if (typeof response !== "object" || response === null || typeof response.text !== "string") {
+    return fail({ code: "driver_contract", message: `driver ${driverId}: run() resolved without a text result`, phase, retryable: false });
+  }
+
+  const completed = response;
+  const transcriptOf = () => timeline.transcript();
+  const result: Result = {
+    runId: timeline.runId,
+    status: "completed",
+    text: completed.text,
+    durationMs: Date.now() - startedAt,
+    transcript: transcriptOf,
+    raw: () => ({
+      provider: driverId,
+      ...(completed.raw !== undefined ? { terminal: redactor.redactValue(completed.raw) } : {}),
+      ...(completed.stderrTail !== undefined ? { stderrTail: redactor.redactText(completed.stderrTail) } : {}),
+    }),
+  };
+  if (thread) result.threadId = thread.id;
+  if (completed.structured !== undefined) result.structured = completed.structured;
+  if (completed.usage !== undefined) result.usage = { ...completed.usage };
+  const sessionId = completed.providerSessionId ?? providerSessionId;
+  if (sessionId !== undefined) result.providerSessionId = sessionId;
+  await timeline.finish({ type: "run.completed", result });
+  return result;
+}
+
+function withoutInput(request: ApprovalRequest): Omit<ApprovalRequest, "input"> {
+  const { input: _input, ...rest } = request;
+  return rest;
+}
+
+function failureOf(error: unknown, phase: DeliveryPhase): RunFailure {
+  if (AdaptorError.is(error)) {
+    return {
+      code: error.code,
+      message: error.message,
+      phase,
+      retryable: error instanceof ProviderError ? error.retryable : false,
+    };
+  }
+  return { code: "provider_error", message: error instanceof Error ? error.message : "the driver failed", phase, retryable: false };
+}

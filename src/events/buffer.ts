@@ -1,0 +1,113 @@
+/**
+ * Bounded event queue between a run's producer (the driver) and its consumer (the host).
+ * `block` pauses the producer while the queue is full; `drop-deltas` first coalesces a
+ * `*.delta` event into a queued delta of the same type and item, and blocks only when it
+ * cannot. No non-delta event is ever dropped, so memory stays flat with a slow consumer.
+ */
+import type { AgentEvent } from "./types.js";
+
+export type OverflowPolicy = "block" | "drop-deltas";
+
+type DeltaEvent = Extract<AgentEvent, { type: "message.delta" | "reasoning.delta" }>;
+
+export function isDeltaEvent(event: AgentEvent): event is DeltaEvent {
+  return event.type === "message.delta" || event.type === "reasoning.delta";
+}
+
+export class EventBuffer {
+  readonly #capacity: number;
+  readonly #policy: OverflowPolicy;
+  #items: AgentEvent[] = [];
+  #head = 0;
+  #closed = false;
+  #waitingConsumer: (() => void) | undefined;
+  #waitingProducers: (() => void)[] = [];
+
+  constructor(capacity: number, policy: OverflowPolicy) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError("event buffer size must be a positive integer");
+    this.#capacity = capacity;
+    this.#policy = policy;
+  }
+
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /**
+   * Offer an event. Returns `true` when it was queued as a new entry, `false` when it was
+   * coalesced into a queued delta (the caller then must not count it as a new event).
+   */
+  async push(event: AgentEvent, coalesce: (into: DeltaEvent, from: DeltaEvent) => void): Promise<boolean> {
+    while (this.size >= this.#capacity && !this.#closed) {
+      if (this.#policy === "drop-deltas" && isDeltaEvent(event)) {
+        const tail = this.#findCoalescable(event);
+        if (tail) {
+          coalesce(tail, event);
+          return false;
+        }
+      }
+      await new Promise<void>((resolve) => this.#waitingProducers.push(resolve));
+    }
+    if (this.#closed) return true;
+    this.#items.push(event);
+    this.#wakeConsumer();
+    return true;
+  }
+
+  /** Queue without waiting: for core's own terminal event, which must never be refused. */
+  pushNow(event: AgentEvent): void {
+    this.#items.push(event);
+    this.#wakeConsumer();
+  }
+
+  /** Next event, or `undefined` once closed and drained. */
+  async shift(): Promise<AgentEvent | undefined> {
+    while (this.size === 0) {
+      if (this.#closed) return undefined;
+      await new Promise<void>((resolve) => (this.#waitingConsumer = resolve));
+    }
+    const event = this.#items[this.#head]!;
+    this.#items[this.#head] = undefined as unknown as AgentEvent;
+    this.#head++;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#wakeProducer();
+    return event;
+  }
+
+  /** No more events will be pushed; pending producers are released. */
+  close(): void {
+    this.#closed = true;
+    this.#wakeConsumer();
+    for (const wake of this.#waitingProducers.splice(0)) wake();
+  }
+
+  /** Drop everything queued (the consumer went away) and release producers. */
+  discard(): void {
+    this.#items = [];
+    this.#head = 0;
+    this.close();
+  }
+
+  #findCoalescable(event: DeltaEvent): DeltaEvent | undefined {
+    // Only the queue's tail: coalescing further back would reorder events.
+    const tail = this.#items[this.#items.length - 1];
+    if (this.size > 0 && tail && tail.type === event.type && (tail as DeltaEvent).itemId === event.itemId) {
+      return tail as DeltaEvent;
+    }
+    return undefined;
+  }
+
+  #wakeConsumer(): void {
+    const wake = this.#waitingConsumer;
+    this.#waitingConsumer = undefined;
+    wake?.();
+  }
+
+  #wakeProducer(): void {
+    const wake = this.#waitingProducers.shift();
+    wake?.();
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * One run's timeline: stamps events with `seq`/`runId`/`threadId`/`at`, keeps exactly one
+ * terminal event last, records a bounded transcript and feeds the consumer's buffer.
+ */
+import { EventBuffer, isDeltaEvent, type OverflowPolicy } from "./buffer.js";
+import type { AgentEvent, EventOf, EventPayloads, EventType, Provenance, TerminalEvent } from "./types.js";
+
+type Stampable<K extends EventType> = { type: K; provenance?: Provenance } & EventPayloads[K];
+
+export class RunTimeline {
+  readonly runId: string;
+  readonly threadId: string | undefined;
+  readonly buffer: EventBuffer;
+  #nextSeq = 0;
+  #terminal: TerminalEvent | undefined;
+  /** Consecutive deltas of one item are merged, so a million deltas cost one entry. */
+  #transcript: AgentEvent[] = [];
+  #chain: Promise<void> = Promise.resolve();
+  #assistantText = "";
+  #assistantItem: string | undefined;
+
+  constructor(options: { runId: string; threadId?: string; bufferSize: number; overflow: OverflowPolicy }) {
+    this.runId = options.runId;
+    this.threadId = options.threadId;
+    this.buffer = new EventBuffer(options.bufferSize, options.overflow);
+  }
+
+  get ended(): boolean {
+    return this.#terminal !== undefined;
+  }
+
+  /** Text of the last completed assistant message, or the deltas since it. */
+  get assistantText(): string {
+    return this.#assistantText;
+  }
+
+  /** Publish a non-terminal event in emission order; resolves when the buffer accepted it. */
+  publish<K extends Exclude<EventType, TerminalEvent["type"]>>(payload: Stampable<K>): Promise<void> {
+    const next = this.#chain.then(() => this.#publishNow(payload));
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Publish the single terminal event after every pending event. Later calls are ignored. */
+  async finish<K extends TerminalEvent["type"]>(payload: Stampable<K>): Promise<EventOf<K> | undefined> {
+    await this.#chain;
+    if (this.#terminal) return undefined;
+    const event = this.#stamp(payload) as EventOf<K>;
+    this.#nextSeq++;
+    this.#terminal = event as TerminalEvent;
+    this.#transcript.push({ ...event } as AgentEvent);
+    this.buffer.pushNow(event as AgentEvent);
+    this.buffer.close();
+    return event;
+  }
+
+  transcript(): AgentEvent[] {
+    return this.#transcript.map((event) =>
+      event.type === "run.completed" ? { ...event } : structuredClone(event),
+    );
+  }
+
+  /** The consumer is gone: drop queued events and unblock the producer. */
+  discard(): void {
+    this.buffer.discard();
+  }
+
+  async #publishNow(payload: Stampable<EventType>): Promise<void> {
+    if (this.#terminal) return;
+    const event = this.#stamp(payload);
+    this.#track(event);
+    const queued = await this.buffer.push(event, (into, from) => {
+      into.text += from.text;
+    });
+    if (queued) this.#nextSeq++;
+  }
+
+  #stamp(payload: Stampable<EventType>): AgentEvent {
+    const event = { ...payload, seq: this.#nextSeq, runId: this.runId, at: Date.now() } as AgentEvent;
+    if (this.threadId !== undefined) event.threadId = this.threadId;
+    return event;
+  }
+
+  #track(event: AgentEvent): void {
+    if (event.type === "message.delta") {
+      if (event.itemId !== this.#assistantItem) this.#assistantText = "";
+      this.#assistantItem = event.itemId;
+      this.#assistantText += event.text;
+    } else if (event.type === "message.completed") {
+      this.#assistantItem = event.itemId;
+      this.#assistantText = event.text;
+    }
+    const last = this.#transcript[this.#transcript.length - 1];
+    if (isDeltaEvent(event)) {
+      if (last && last.type === event.type && (last as typeof event).itemId === event.itemId) {
+        (last as typeof event).text += event.text;
+      } else {
+        this.#transcript.push({ ...event });
+      }
+      return;
+    }
+    // A private copy: the host may mutate the event object it receives.
+    this.#transcript.push(structuredClone(event));
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * agent-adaptor: drive the coding agents people already run through one provider-neutral API.
+ * Every public export is listed by name.
+ */
+export { createAgent } from "./agent/agent.js";
+export type { Agent } from "./agent/agent.js";
+export type { RunStream } from "./agent/run-stream.js";
+export type { Result, RawRecord } from "./agent/result.js";
+export type {
+  AgentOptions,
+  ApprovalHandler,
+  ApprovalRequest,
+  CallDefaults,
+  CallOptions,
+  EventBufferOptions,
+  InputLimits,
+  InstructionBundle,
+  JsonSchema,
+  McpServerConfig,
+  Policy,
+  SkillRef,
+  ToolDeclaration,
+  UserInputAnswer,
+  UserInputHandler,
+  UserInputRequest,
+} from "./agent/options.js";
+
+export type {
+  AgentEvent,
+  ApprovalDecision,
+  ApprovalOption,
+  DriverEvent,
+  DriverEventType,
+  EventBase,
+  EventOf,
+  EventPayloads,
+  EventType,
+  PlanEntry,
+  Provenance,
+  Question,
+  RunFailure,
+  TerminalEvent,
+  TerminalEventType,
+  ToolKind,
+} from "./events/types.js";
+export { EVENT_TYPES, TERMINAL_EVENT_TYPES, isTerminalEvent } from "./events/types.js";
+export type { Usage } from "./events/usage.js";
+export { USAGE_KEYS } from "./events/usage.js";
+
+export type {
+  AuthReport,
+  ConfigurationReport,
+  DriverInfo,
+  EffortInfo,
+  EnvironmentReport,
+  Evidence,
+  Inspection,
+  McpReport,
+  McpServerStatus,
+  ModelInfo,
+  NativeCommandInfo,
+  Observation,
+  ObservationReason,
+  ObservationStatus,
+  PanelName,
+  PrepareReport,
+  ProfileSnapshot,
+  QuotaReport,
+  QuotaWindow,
+  ReasonCode,
+  SkillInfo,
+  SkillSnapshot,
+} from "./inspect/types.js";
+export { PANEL_NAMES } from "./inspect/types.js";
+
+export type {
+  DeliveryMode,
+  Descriptor,
+  Driver,
+  EventSink,
+  FeatureSupport,
+  InputKind,
+  InputKindCapability,
+  InspectRequest,
+  InspectResponse,
+  PrepareRequest,
+  PrepareResponse,
+  ResolvedInput,
+  ResolvedResources,
+  RunRequest,
+  RunResponse,
+  StandbyHandle,
+} from "./driver/types.js";
+
+export {
+  AdaptorError,
+  AgentClosedError,
+  AuthRequiredError,
+  ConfigError,
+  DriverContractError,
+  ExecutableNotFoundError,
+  ProtocolError,
+  ProviderError,
+  RunCancelledError,
+  RunFailedError,
+} from "./errors/index.js";
+export type { DeliveryPhase, PartialRunOutcome } from "./errors/index.js";
