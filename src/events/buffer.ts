@@ -4,6 +4,7 @@
  * `*.delta` event into a queued delta of the same type and item, and blocks only when it
  * cannot. No non-delta event is ever dropped, so memory stays flat with a slow consumer.
  */
+import { TextAccumulator } from "./text-accumulator.js";
 import type { AgentEvent } from "./types.js";
 
 export type OverflowPolicy = "block" | "drop-deltas";
@@ -22,6 +23,8 @@ export class EventBuffer {
   #closed = false;
   #waitingConsumer: (() => void) | undefined;
   #waitingProducers: (() => void)[] = [];
+  /** The queued tail delta other deltas are being merged into, with its merged text. */
+  #merging: { event: DeltaEvent; text: TextAccumulator } | undefined;
 
   constructor(capacity: number, policy: OverflowPolicy) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError("event buffer size must be a positive integer");
@@ -37,18 +40,20 @@ export class EventBuffer {
    * Offer an event. Returns `true` when it was queued as a new entry, `false` when it was
    * coalesced into a queued delta (the caller then must not count it as a new event).
    */
-  async push(event: AgentEvent, coalesce: (into: DeltaEvent, from: DeltaEvent) => void): Promise<boolean> {
+  async push(event: AgentEvent): Promise<boolean> {
     while (this.size >= this.#capacity && !this.#closed) {
       if (this.#policy === "drop-deltas" && isDeltaEvent(event)) {
         const tail = this.#findCoalescable(event);
         if (tail) {
-          coalesce(tail, event);
+          if (this.#merging?.event !== tail) this.#merging = { event: tail, text: new TextAccumulator(tail.text) };
+          this.#merging.text.append(event.text);
           return false;
         }
       }
       await new Promise<void>((resolve) => this.#waitingProducers.push(resolve));
     }
     if (this.#closed) return true;
+    this.#settleMerge();
     this.#items.push(event);
     this.#wakeConsumer();
     return true;
@@ -56,6 +61,7 @@ export class EventBuffer {
 
   /** Queue without waiting: for core's own terminal event, which must never be refused. */
   pushNow(event: AgentEvent): void {
+    this.#settleMerge();
     this.#items.push(event);
     this.#wakeConsumer();
   }
@@ -67,6 +73,7 @@ export class EventBuffer {
       await new Promise<void>((resolve) => (this.#waitingConsumer = resolve));
     }
     const event = this.#items[this.#head]!;
+    if (this.#merging?.event === event) this.#settleMerge();
     this.#items[this.#head] = undefined as unknown as AgentEvent;
     this.#head++;
     if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
@@ -98,6 +105,12 @@ export class EventBuffer {
       return tail as DeltaEvent;
     }
     return undefined;
+  }
+
+  #settleMerge(): void {
+    if (!this.#merging) return;
+    this.#merging.event.text = this.#merging.text.toString();
+    this.#merging = undefined;
   }
 
   #wakeConsumer(): void {

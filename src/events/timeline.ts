@@ -3,6 +3,7 @@
  * terminal event last, records a bounded transcript and feeds the consumer's buffer.
  */
 import { EventBuffer, isDeltaEvent, type OverflowPolicy } from "./buffer.js";
+import { TextAccumulator } from "./text-accumulator.js";
 import type { AgentEvent, EventOf, EventPayloads, EventType, Provenance, TerminalEvent } from "./types.js";
 
 type Stampable<K extends EventType> = { type: K; provenance?: Provenance } & EventPayloads[K];
@@ -16,8 +17,10 @@ export class RunTimeline {
   /** Consecutive deltas of one item are merged, so a million deltas cost one entry. */
   #transcript: AgentEvent[] = [];
   #chain: Promise<void> = Promise.resolve();
-  #assistantText = "";
+  #assistantText = new TextAccumulator();
   #assistantItem: string | undefined;
+  /** The transcript's trailing delta entry and its merged text, while deltas still merge into it. */
+  #openDelta: { entry: { type: string; itemId: string; text: string }; text: TextAccumulator } | undefined;
 
   constructor(options: { runId: string; threadId?: string; bufferSize: number; overflow: OverflowPolicy }) {
     this.runId = options.runId;
@@ -31,7 +34,7 @@ export class RunTimeline {
 
   /** Text of the last completed assistant message, or the deltas since it. */
   get assistantText(): string {
-    return this.#assistantText;
+    return this.#assistantText.toString();
   }
 
   /** Publish a non-terminal event in emission order; resolves when the buffer accepted it. */
@@ -48,6 +51,7 @@ export class RunTimeline {
     const event = this.#stamp(payload) as EventOf<K>;
     this.#nextSeq++;
     this.#terminal = event as TerminalEvent;
+    this.#closeDelta();
     this.#transcript.push({ ...event } as AgentEvent);
     this.buffer.pushNow(event as AgentEvent);
     this.buffer.close();
@@ -55,6 +59,7 @@ export class RunTimeline {
   }
 
   transcript(): AgentEvent[] {
+    if (this.#openDelta) this.#openDelta.entry.text = this.#openDelta.text.toString();
     return this.#transcript.map((event) =>
       event.type === "run.completed" ? { ...event } : structuredClone(event),
     );
@@ -69,9 +74,7 @@ export class RunTimeline {
     if (this.#terminal) return;
     const event = this.#stamp(payload);
     this.#track(event);
-    const queued = await this.buffer.push(event, (into, from) => {
-      into.text += from.text;
-    });
+    const queued = await this.buffer.push(event);
     if (queued) this.#nextSeq++;
   }
 
@@ -83,23 +86,34 @@ export class RunTimeline {
 
   #track(event: AgentEvent): void {
     if (event.type === "message.delta") {
-      if (event.itemId !== this.#assistantItem) this.#assistantText = "";
+      if (event.itemId !== this.#assistantItem) this.#assistantText = new TextAccumulator();
       this.#assistantItem = event.itemId;
-      this.#assistantText += event.text;
+      this.#assistantText.append(event.text);
     } else if (event.type === "message.completed") {
       this.#assistantItem = event.itemId;
-      this.#assistantText = event.text;
+      this.#assistantText = new TextAccumulator(event.text);
     }
-    const last = this.#transcript[this.#transcript.length - 1];
     if (isDeltaEvent(event)) {
-      if (last && last.type === event.type && (last as typeof event).itemId === event.itemId) {
-        (last as typeof event).text += event.text;
-      } else {
-        this.#transcript.push({ ...event });
+      const open = this.#openDelta;
+      if (open && open.entry.type === event.type && open.entry.itemId === event.itemId) {
+        open.text.append(event.text);
+        return;
       }
+      this.#closeDelta();
+      const entry = { ...event };
+      this.#transcript.push(entry);
+      this.#openDelta = { entry, text: new TextAccumulator(event.text) };
       return;
     }
+    this.#closeDelta();
     // A private copy: the host may mutate the event object it receives.
     this.#transcript.push(structuredClone(event));
+  }
+
+  /** Materialize the merged text of the trailing delta entry; later deltas start a new entry. */
+  #closeDelta(): void {
+    if (!this.#openDelta) return;
+    this.#openDelta.entry.text = this.#openDelta.text.toString();
+    this.#openDelta = undefined;
   }
 }

@@ -1,0 +1,234 @@
+/**
+ * A scriptable fake driver for hosts' own tests and for core's. With `process: true` each run
+ * (and each standby) is a real `node` child speaking NDJSON, so cancellation, reaping and
+ * backpressure are exercised for real.
+ */
+import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
+import { ProviderError } from "../../errors/index.js";
+import type { Evidence } from "../../inspect/types.js";
+import { readJsonLines, writeJsonLine } from "../../process/ndjson.js";
+import { spawnProcess, type ProcessHandle } from "../../process/spawn.js";
+import { TextAccumulator } from "../../events/text-accumulator.js";
+import { FAKE_CHILD_SOURCE } from "./child-source.js";
+import { deltaEvent, type FakeRunScript, type FakeStep } from "./script.js";
+
+export interface FakeDriverOptions {
+  id?: string;
+  /** The script of every run, or a function choosing one per prompt. Default: reply "ok". */
+  script?: FakeRunScript | ((prompt: string) => FakeRunScript);
+  /** Run each script inside a real child process. */
+  process?: boolean;
+  /** What `prepare()` proves. Default `"transient"`; `"ready"` keeps a standby (a real child with `process`). */
+  prepare?: PrepareResponse["process"];
+  /** Override inspection panels (the default observes environment and models). */
+  inspect?: Partial<InspectResponse> | (() => InspectResponse | Promise<InspectResponse>);
+  /** Wait for an abort inside `prepare()` (to test cancellation of preparation). */
+  prepareBlocks?: boolean;
+}
+
+/** Call counters and live child pids, for assertions. */
+export interface FakeDriverProbe {
+  calls: { inspect: number; prepare: number; run: number; close: number };
+  /** Pids of children currently owned by the driver. */
+  livePids(): number[];
+  /** Every child pid the driver ever started. */
+  startedPids(): number[];
+  /** Standbys handed to runs. */
+  standbysUsed: number;
+}
+
+export type FakeDriver = Driver & { probe: FakeDriverProbe };
+
+const FAKE_DESCRIPTOR: Descriptor = {
+  id: "fake",
+  name: "Fake driver",
+  transport: "in-process",
+  inputs: { image: { modes: [] }, file: { modes: [] }, audio: { modes: [] } },
+  features: { steer: "unsupported", resume: "unsupported", fork: "unsupported", approvals: true, userQuestions: true, structuredOutput: false },
+};
+
+export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
+  const live = new Map<number, ProcessHandle>();
+  const started: number[] = [];
+  const probe: FakeDriverProbe = {
+    calls: { inspect: 0, prepare: 0, run: 0, close: 0 },
+    livePids: () => [...live.keys()],
+    startedPids: () => [...started],
+    standbysUsed: 0,
+  };
+  const descriptor: Descriptor = {
+    ...FAKE_DESCRIPTOR,
+    id: options.id ?? FAKE_DESCRIPTOR.id,
+    transport: options.process ? "ndjson over stdio" : "in-process",
+  };
+
+  const spawnChild = async (cwd: string): Promise<ProcessHandle> => {
+    const child = await spawnProcess({ command: process.execPath, args: ["--input-type=module", "-e", FAKE_CHILD_SOURCE], cwd });
+    live.set(child.pid, child);
+    started.push(child.pid);
+    void child.exited.then(() => live.delete(child.pid));
+    return child;
+  };
+
+  const scriptFor = (prompt: string): FakeRunScript => {
+    const script = typeof options.script === "function" ? options.script(prompt) : options.script;
+    return script ?? { steps: [{ markDelivered: true }, { emit: { type: "message.completed", itemId: "item_1", text: "ok" } }], text: "ok" };
+  };
+
+  const driver: FakeDriver = {
+    probe,
+    descriptor: () => structuredClone(descriptor),
+    validateConfig: () => undefined,
+    fingerprint: () => JSON.stringify({ id: descriptor.id, process: options.process === true }),
+
+    async inspect(_request, signal) {
+      probe.calls.inspect++;
+      signal.throwIfAborted();
+      return defaultInspection(options);
+    },
+
+    async prepare(_request, signal) {
+      probe.calls.prepare++;
+      if (options.prepareBlocks) await abortedPromise(signal);
+      signal.throwIfAborted();
+      const inspection = await defaultInspection(options);
+      const mode = options.prepare ?? "transient";
+      if (mode !== "ready") return { inspection, process: mode };
+      const standby = options.process ? childStandby(await spawnChild(_request.workspace)) : inProcessStandby();
+      if (signal.aborted) {
+        await standby.close();
+        signal.throwIfAborted();
+      }
+      return { inspection, process: "ready", standby };
+    },
+
+    async run(request, sink, signal) {
+      probe.calls.run++;
+      const script = scriptFor(request.prompt);
+      const standby = request.standby as FakeStandby | undefined;
+      if (standby) probe.standbysUsed++;
+      const child = options.process ? standby?.child ?? (await spawnChild(request.workspace)) : undefined;
+      const text = child
+        ? await runInChild(child, script, request, sink, signal)
+        : await runInProcess(script, request, sink, signal);
+      const response: RunResponse = { text: script.text ?? text };
+      if (script.usage) response.usage = script.usage;
+      if (script.providerSessionId) response.providerSessionId = script.providerSessionId;
+      return response;
+    },
+
+    async close() {
+      probe.calls.close++;
+      await Promise.all([...live.values()].map((child) => child.stop()));
+    },
+  };
+  return driver;
+}
+
+type FakeStandby = StandbyHandle & { child?: ProcessHandle };
+
+function childStandby(child: ProcessHandle): FakeStandby {
+  let alive = true;
+  void child.exited.then(() => (alive = false));
+  return { pid: child.pid, child, isAlive: () => alive, close: () => child.stop() };
+}
+
+function inProcessStandby(): FakeStandby {
+  let alive = true;
+  return { isAlive: () => alive, close: async () => void (alive = false) };
+}
+
+async function defaultInspection(options: FakeDriverOptions): Promise<InspectResponse> {
+  if (typeof options.inspect === "function") return options.inspect();
+  const evidence = (method: string): Evidence[] => [
+    { transport: "fake", method, providerVersion: "0.0.0-fake", scope: "process", observedAt: new Date().toISOString(), durationMs: 0 },
+  ];
+  const unsupported = { status: "unsupported" as const, reason: { code: "method_unsupported", message: "the fake provider has no such method" }, evidence: [] };
+  return {
+    environment: { status: "observed", value: { version: "0.0.0-fake", platform: process.platform }, evidence: evidence("fake/initialize") },
+    models: { status: "observed", value: [{ id: "fake-model", displayName: "Fake model", isDefault: true }], evidence: evidence("fake/models") },
+    commands: unsupported,
+    skills: unsupported,
+    mcp: unsupported,
+    quota: unsupported,
+    profile: unsupported,
+    configuration: unsupported,
+    auth: { status: "unavailable", reason: { code: "auth_required", message: "the fake provider is not signed in" }, evidence: evidence("fake/auth") },
+    ...options.inspect,
+  };
+}
+
+/** Steps core takes part in; both modes handle them the same way. */
+async function controlStep(step: FakeStep, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string | undefined> {
+  if ("markDelivered" in step) request.markDelivered();
+  else if ("approve" in step) {
+    const decision = await request.approve(step.approve);
+    await sink.emit({ type: "notice", level: "info", code: "fake_approval", message: `decision: ${decision.decision}` });
+  } else if ("ask" in step) {
+    const answer = await request.ask(step.ask);
+    await sink.emit({ type: "notice", level: "info", code: "fake_answer", message: "declined" in answer ? "declined" : JSON.stringify(answer.answers) });
+  } else if ("waitForAbort" in step) await abortedPromise(signal);
+  else if ("fail" in step) throw new ProviderError(step.fail.message, { code: step.fail.code ?? "provider_error", retryable: step.fail.retryable ?? false });
+  else if ("crash" in step) throw new ProviderError(`the fake provider exited with code ${step.crash.exitCode}`);
+  return undefined;
+}
+
+async function runInProcess(script: FakeRunScript, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string> {
+  let text = new TextAccumulator();
+  for (const step of script.steps) {
+    signal.throwIfAborted();
+    if ("emit" in step) {
+      if (step.emit.type === "message.completed") text = new TextAccumulator(step.emit.text);
+      await sink.emit(step.emit);
+    } else if ("deltas" in step) {
+      const event = deltaEvent(step.deltas);
+      for (let i = 0; i < step.deltas.count; i++) {
+        await sink.emit({ ...event });
+        if (event.type === "message.delta") text.append(event.text);
+      }
+    } else {
+      await controlStep(step, request, sink, signal);
+    }
+  }
+  return text.toString();
+}
+
+async function runInChild(child: ProcessHandle, script: FakeRunScript, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string> {
+  const stop = () => void child.stop();
+  signal.addEventListener("abort", stop, { once: true });
+  let text = new TextAccumulator();
+  let done = false;
+  try {
+    await writeJsonLine(child.stdin, script);
+    for await (const frame of readJsonLines(child.stdout)) {
+      if (frame.kind === "error") {
+        await sink.emit({ type: "notice", level: "warning", code: frame.error.code, message: frame.error.message });
+        continue;
+      }
+      const message = frame.value as { event?: Parameters<EventSink["emit"]>[0]; control?: FakeStep; done?: boolean };
+      if (message.event) {
+        if (message.event.type === "message.delta") text.append(message.event.text);
+        else if (message.event.type === "message.completed") text = new TextAccumulator(message.event.text);
+        await sink.emit(message.event);
+      } else if (message.control) {
+        await controlStep(message.control, request, sink, signal);
+      } else if (message.done) {
+        done = true;
+      }
+    }
+    const exit = await child.exited;
+    signal.throwIfAborted();
+    if (!done) throw new ProviderError(`the fake provider exited with code ${exit.code ?? exit.signal}`, { retryable: false });
+    return text.toString();
+  } finally {
+    signal.removeEventListener("abort", stop);
+    await child.stop();
+  }
+}
+
+function abortedPromise(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * The fake driver's script: what one run does, step by step. JSON-serializable, so the same
+ * script can run in-process or inside a real child process.
+ */
+import type { ApprovalRequest, UserInputRequest } from "../../agent/options.js";
+import type { DriverEvent } from "../../events/types.js";
+import type { Usage } from "../../events/usage.js";
+
+export type FakeStep =
+  /** Emit one event. */
+  | { emit: DriverEvent }
+  /** Emit `count` deltas of `text` for one item (generated, so a million cost no script memory). */
+  | { deltas: { count: number; text?: string; itemId?: string; kind?: "message" | "reasoning" } }
+  /** The prompt may have reached the provider from here on. */
+  | { markDelivered: true }
+  /** Ask core for an approval; the decision is emitted as a notice so tests can see it. */
+  | { approve: ApprovalRequest }
+  /** Ask the user through core. */
+  | { ask: UserInputRequest }
+  /** Block until the run is cancelled. */
+  | { waitForAbort: true }
+  /** Throw a provider error from `run()`. */
+  | { fail: { code?: string; message: string; retryable?: boolean } }
+  /** The child process exits abruptly with this code (process mode only; in-process it fails the same way). */
+  | { crash: { exitCode: number } };
+
+export interface FakeRunScript {
+  steps: FakeStep[];
+  /** The final text `run()` resolves with; default: the concatenated message deltas. */
+  text?: string;
+  usage?: Usage;
+  providerSessionId?: string;
+}
+
+/** Deterministic content for generated deltas. */
+export function deltaEvent(step: Extract<FakeStep, { deltas: unknown }>["deltas"]): DriverEvent {
+  const type = step.kind === "reasoning" ? "reasoning.delta" : "message.delta";
+  return { type, itemId: step.itemId ?? "item_1", text: step.text ?? "x" };
+}
