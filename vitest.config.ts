@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Heap-growth tests measure after a full collection.
+    execArgv: ["--expose-gc"],
   },
 });

@@ -21,6 +21,8 @@ import type { ApprovalRequest, CallOptions, EventBufferOptions, Policy, UserInpu
 import type { Result } from "./result.js";
 import { RunStreamImpl, type RunStream } from "./run-stream.js";
 
+const RESOLVED: Promise<void> = Promise.resolve();
+
 /** Event types whose text is model output; every other event is redacted before publication. */
 const CONTENT_EVENTS = new Set(["message.delta", "message.completed", "reasoning.delta", "reasoning.completed"]);
 
@@ -106,21 +108,26 @@ async function runToTerminal(
   };
 
   const sink = {
-    emit: async (event: DriverEvent): Promise<void> => {
-      if (contractError) throw contractError;
+    // Not async: the common case publishes synchronously and returns an already settled promise.
+    emit: (event: DriverEvent): Promise<void> => {
       try {
-        assertDriverEvent(driverId, event);
+        if (contractError) throw contractError;
+        try {
+          assertDriverEvent(driverId, event);
+        } catch (error) {
+          violate(error as DriverContractError);
+        }
+        if (announced) violate(new DriverContractError(driverId, `emitted ${event.type} after its terminal event`));
+        if (DRIVER_TERMINAL_TYPES.has(event.type)) {
+          announced = event;
+          return RESOLVED;
+        }
+        if (event.type === "thread.bound") providerSessionId = event.providerSessionId;
+        const published = CONTENT_EVENTS.has(event.type) ? event : redactor.redactValue(event);
+        return timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
       } catch (error) {
-        violate(error as DriverContractError);
+        return Promise.reject(error);
       }
-      if (announced) violate(new DriverContractError(driverId, `emitted ${event.type} after its terminal event`));
-      if (DRIVER_TERMINAL_TYPES.has(event.type)) {
-        announced = event;
-        return;
-      }
-      if (event.type === "thread.bound") providerSessionId = event.providerSessionId;
-      const published = CONTENT_EVENTS.has(event.type) ? event : redactor.redactValue(event);
-      await timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
     },
   };
 

@@ -47,9 +47,12 @@ export class RunStreamImpl implements RunStream {
     this.#iterated = true;
     const timeline = this.#timeline;
     return {
-      next: async () => {
-        const event = await timeline.buffer.shift();
-        return event === undefined ? { done: true, value: undefined } : { done: false, value: event };
+      next: () => {
+        const queued = timeline.buffer.tryShift();
+        if (queued !== undefined) return Promise.resolve({ done: false, value: queued });
+        return timeline.buffer.shift().then((event) =>
+          event === undefined ? { done: true, value: undefined } : { done: false, value: event },
+        );
       },
       return: async () => {
         if (!timeline.ended) this.#cancel("the consumer stopped reading");

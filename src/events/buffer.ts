@@ -59,6 +59,31 @@ export class EventBuffer {
     return true;
   }
 
+  /** Queue now if there is room (the hot path: no promise); `false` means call `push`. */
+  tryPush(event: AgentEvent): boolean {
+    if (this.#closed) return true;
+    if (this.size >= this.#capacity) return false;
+    this.#settleMerge();
+    this.#items.push(event);
+    this.#wakeConsumer();
+    return true;
+  }
+
+  /** Next event without waiting, if one is queued. */
+  tryShift(): AgentEvent | undefined {
+    if (this.size === 0) return undefined;
+    const event = this.#items[this.#head]!;
+    if (this.#merging?.event === event) this.#settleMerge();
+    this.#items[this.#head] = undefined as unknown as AgentEvent;
+    this.#head++;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#wakeProducer();
+    return event;
+  }
+
   /** Queue without waiting: for core's own terminal event, which must never be refused. */
   pushNow(event: AgentEvent): void {
     this.#settleMerge();
@@ -72,16 +97,7 @@ export class EventBuffer {
       if (this.#closed) return undefined;
       await new Promise<void>((resolve) => (this.#waitingConsumer = resolve));
     }
-    const event = this.#items[this.#head]!;
-    if (this.#merging?.event === event) this.#settleMerge();
-    this.#items[this.#head] = undefined as unknown as AgentEvent;
-    this.#head++;
-    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
-    this.#wakeProducer();
-    return event;
+    return this.tryShift();
   }
 
   /** No more events will be pushed; pending producers are released. */
@@ -120,6 +136,7 @@ export class EventBuffer {
   }
 
   #wakeProducer(): void {
+    if (this.#waitingProducers.length === 0) return;
     const wake = this.#waitingProducers.shift();
     wake?.();
   }

@@ -6,6 +6,8 @@ import { EventBuffer, isDeltaEvent, type OverflowPolicy } from "./buffer.js";
 import { TextAccumulator } from "./text-accumulator.js";
 import type { AgentEvent, EventOf, EventPayloads, EventType, Provenance, TerminalEvent } from "./types.js";
 
+const RESOLVED: Promise<void> = Promise.resolve();
+
 type Stampable<K extends EventType> = { type: K; provenance?: Provenance } & EventPayloads[K];
 
 export class RunTimeline {
@@ -16,7 +18,9 @@ export class RunTimeline {
   #terminal: TerminalEvent | undefined;
   /** Consecutive deltas of one item are merged, so a million deltas cost one entry. */
   #transcript: AgentEvent[] = [];
-  #chain: Promise<void> = Promise.resolve();
+  #chain: Promise<void> = RESOLVED;
+  /** Publications queued behind a full buffer; while any are, new ones queue behind them. */
+  #pending = 0;
   #assistantText = new TextAccumulator();
   #assistantItem: string | undefined;
   /** The transcript's trailing delta entry and its merged text, while deltas still merge into it. */
@@ -39,7 +43,17 @@ export class RunTimeline {
 
   /** Publish a non-terminal event in emission order; resolves when the buffer accepted it. */
   publish<K extends Exclude<EventType, TerminalEvent["type"]>>(payload: Stampable<K>): Promise<void> {
-    const next = this.#chain.then(() => this.#publishNow(payload));
+    // Hot path: nothing is waiting and the buffer has room, so no promise chain is needed.
+    if (this.#pending === 0 && !this.#terminal) {
+      const event = this.#stamp(payload);
+      if (this.buffer.tryPush(event)) {
+        this.#track(event);
+        this.#nextSeq++;
+        return RESOLVED;
+      }
+    }
+    this.#pending++;
+    const next = this.#chain.then(() => this.#publishNow(payload)).finally(() => this.#pending--);
     this.#chain = next.catch(() => undefined);
     return next;
   }
@@ -79,7 +93,8 @@ export class RunTimeline {
   }
 
   #stamp(payload: Stampable<EventType>): AgentEvent {
-    const event = { ...payload, seq: this.#nextSeq, runId: this.runId, at: Date.now() } as AgentEvent;
+    // Object.assign, not spread: spreading a payload plus extra keys is ~20x slower on Node 20.
+    const event = Object.assign({ type: payload.type, seq: this.#nextSeq, runId: this.runId, at: Date.now() }, payload) as AgentEvent;
     if (this.threadId !== undefined) event.threadId = this.threadId;
     return event;
   }
@@ -100,7 +115,7 @@ export class RunTimeline {
         return;
       }
       this.#closeDelta();
-      const entry = { ...event };
+      const entry = Object.assign({}, event);
       this.#transcript.push(entry);
       this.#openDelta = { entry, text: new TextAccumulator(event.text) };
       return;

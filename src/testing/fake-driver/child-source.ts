@@ -19,7 +19,10 @@ for (const step of script.steps) {
     const d = step.deltas;
     const type = d.kind === "reasoning" ? "reasoning.delta" : "message.delta";
     const line = JSON.stringify({ event: { type, itemId: d.itemId ?? "item_1", text: d.text ?? "x" } }) + "\n";
-    for (let i = 0; i < d.count; i++) if (!out.write(line)) await drained();
+    // Batched like a real CLI's buffered output; one write per line would measure syscalls.
+    for (let left = d.count; left > 0; left -= 1024) {
+      if (!out.write(line.repeat(Math.min(1024, left)))) await drained();
+    }
   } else if (step.crash) {
     process.exit(step.crash.exitCode);
   } else if (step.waitForAbort) {
@@ -30,6 +33,6 @@ for (const step of script.steps) {
     await write(JSON.stringify({ control: step }) + "\n");
   }
 }
-await write(JSON.stringify({ done: true }) + "\n");
-process.exit(0);
+// Exit only once stdout is flushed: process.exit() may drop what is still queued for a socket.
+out.end(JSON.stringify({ done: true }) + "\n", () => process.exit(0));
 `;

@@ -183,7 +183,7 @@ async function runInProcess(script: FakeRunScript, request: RunRequest, sink: Ev
     } else if ("deltas" in step) {
       const event = deltaEvent(step.deltas);
       for (let i = 0; i < step.deltas.count; i++) {
-        await sink.emit({ ...event });
+        await sink.emit(Object.assign({}, event));
         if (event.type === "message.delta") text.append(event.text);
       }
     } else {
