@@ -1,0 +1,50 @@
+/**
+ * Drivers the command line can construct by name. Each driver module registers itself here;
+ * the CLI never hard-codes a provider.
+ */
+import type { Driver } from "../driver/types.js";
+import { fakeDriver } from "../testing/fake-driver/driver.js";
+
+/** Settings a person can give on the command line; each driver maps what it understands. */
+export interface CliDriverSettings {
+  model?: string;
+  executable?: string;
+}
+
+export type CliDriverFactory = (settings: CliDriverSettings) => Driver;
+
+const factories = new Map<string, { factory: CliDriverFactory; description: string }>();
+
+export function registerCliDriver(name: string, description: string, factory: CliDriverFactory): void {
+  factories.set(name, { factory, description });
+}
+
+export function cliDriverNames(): string[] {
+  return [...factories.keys()].sort();
+}
+
+export function cliDriverDescription(name: string): string | undefined {
+  return factories.get(name)?.description;
+}
+
+export function createCliDriver(name: string, settings: CliDriverSettings): Driver | undefined {
+  return factories.get(name)?.factory(settings);
+}
+
+registerCliDriver("fake", "scripted in-process fake provider (for trying the CLI; a prompt starting with \"fail\" fails)", () =>
+  fakeDriver({
+    script: (prompt) =>
+      prompt.startsWith("fail")
+        ? { steps: [{ markDelivered: true }, { fail: { code: "provider_error", message: "the fake provider was asked to fail" } }] }
+        : {
+            steps: [
+              { markDelivered: true },
+              { emit: { type: "message.delta", itemId: "msg_1", text: "Hello from " } },
+              { emit: { type: "message.delta", itemId: "msg_1", text: "the fake driver." } },
+              { emit: { type: "message.completed", itemId: "msg_1", text: "Hello from the fake driver." } },
+              { emit: { type: "usage.observed", usage: { input_tokens: 5, output_tokens: 6 } } },
+            ],
+            usage: { input_tokens: 5, output_tokens: 6 },
+          },
+  }),
+);

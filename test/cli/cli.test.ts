@@ -1,0 +1,70 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+function cli(...args: string[]) {
+  const out = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 60_000 });
+  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+describe("agent-adaptor command (built)", () => {
+  it("lists drivers", () => {
+    const { code, stdout } = cli("drivers");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^fake\s/m);
+  });
+
+  it("inspect prints every panel with status, reason and evidence", () => {
+    const { code, stdout } = cli("inspect", "--driver", "fake");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^models\s+observed\s+1: fake-model\s+fake fake\/models@0\.0\.0-fake/m);
+    expect(stdout).toMatch(/^commands\s+unsupported\s+method_unsupported:/m);
+    expect(stdout).toMatch(/^auth\s+unavailable\s+auth_required:/m);
+  });
+
+  it("inspect --json prints the DTO", () => {
+    const { code, stdout } = cli("inspect", "--driver", "fake", "--json");
+    expect(code).toBe(0);
+    const inspection = JSON.parse(stdout);
+    expect(inspection.models.status).toBe("observed");
+    expect(inspection.driver.id).toBe("fake");
+  });
+
+  it("run streams readable events and the result", () => {
+    const { code, stdout } = cli("run", "hello", "--driver", "fake", "--model", "m1");
+    expect(code).toBe(0);
+    expect(stdout).toContain("#0 run.started driver=fake model=m1");
+    expect(stdout).toContain("Hello from the fake driver.");
+    expect(stdout).toMatch(/run\.completed in \d+ ms/);
+  });
+
+  it("run --json prints one event per line, terminal last", () => {
+    const { code, stdout } = cli("run", "hello", "--driver", "fake", "--json");
+    expect(code).toBe(0);
+    const events = stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(events[0].type).toBe("run.started");
+    expect(events.at(-1).type).toBe("run.completed");
+    expect(events.map((e: { seq: number }) => e.seq)).toEqual(events.map((_: unknown, i: number) => i));
+  });
+
+  it("exits non-zero on run.failed", () => {
+    const { code, stdout } = cli("run", "fail please", "--driver", "fake");
+    expect(code).toBe(1);
+    expect(stdout).toContain("run.failed provider_error");
+  });
+
+  it("prints an error code and message without a stack; the stack only with --debug", () => {
+    const plain = cli("run", "x", "--driver", "nope");
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('error config_invalid: unknown driver "nope"');
+    expect(plain.stderr).not.toMatch(/\n\s+at /);
+    const debug = cli("--debug", "run", "x", "--driver", "nope");
+    expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+
+  it("rejects bad usage with exit code 2", () => {
+    expect(cli("run").code).toBe(2);
+  });
+});
