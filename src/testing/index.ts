@@ -7,3 +7,35 @@ export type { FakeDriver, FakeDriverOptions, FakeDriverProbe } from "./fake-driv
 export type { FakeRunScript, FakeStep } from "./fake-driver/script.js";
 export { runDriverConformance } from "./conformance.js";
 export type { ConformanceFixtures, ConformanceRunner } from "./conformance.js";
+export {
+  startModelServer,
+  runModelServerCommand,
+  parseModelScript,
+  loadModelScript,
+  modelScriptSchema,
+  lastUserText,
+  systemText,
+  readSse,
+  DEFAULT_MODEL_ID,
+} from "./model-server/index.js";
+export type {
+  AppliedFault,
+  CapturedDialect,
+  CapturedMessage,
+  CapturedPart,
+  CapturedRequest,
+  CapturedSource,
+  ModelDialect,
+  ModelScript,
+  ModelServer,
+  ModelServerOptions,
+  ScriptAuxiliaryRule,
+  ScriptFault,
+  ScriptMatchRule,
+  ScriptReply,
+  ScriptToolCall,
+  ScriptTurn,
+  ScriptUsage,
+  SseEvent,
+  SseReadResult,
+} from "./model-server/index.js";

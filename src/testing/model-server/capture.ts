@@ -1,0 +1,115 @@
+/**
+ * Request capture helpers: header redaction, data-URL inspection and the text views of a
+ * captured conversation that scripts match on.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import type { CapturedMessage, CapturedPart, CapturedSource } from "./types.js";
+
+/** Placeholder written over every credential-bearing header value. */
+export const REDACTED = "[REDACTED]";
+
+const SECRET_HEADER = /authorization|api[-_]?key|cookie|token|secret|password|signature/i;
+
+/**
+ * Lower-cases header names, joins repeated values with `", "` and replaces credentials
+ * (`authorization`, `x-api-key`, `x-goog-api-key`, `cookie`, anything naming a key, token,
+ * secret or password) with {@link REDACTED}.
+ */
+export function redactHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    out[key] = SECRET_HEADER.test(key) ? REDACTED : Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+/** Decoded size of a base64 payload, without decoding it. */
+export function base64ByteLength(data: string): number {
+  const clean = data.replace(/\s+/g, "");
+  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}
+
+/** Media type and decoded size of a `data:` URL; `undefined` for any other URL. */
+export function parseDataUrl(url: string): { mediaType?: string; byteLength: number } | undefined {
+  const match = /^data:([^;,]*)((?:;[^;,]*)*),/.exec(url);
+  if (!match) return undefined;
+  const payload = url.slice(match[0].length);
+  const isBase64 = (match[2] ?? "").split(";").includes("base64");
+  let byteLength: number;
+  try {
+    byteLength = isBase64 ? base64ByteLength(payload) : Buffer.byteLength(decodeURIComponent(payload));
+  } catch {
+    byteLength = Buffer.byteLength(payload);
+  }
+  return match[1] ? { mediaType: match[1], byteLength } : { byteLength };
+}
+
+/** Describes where a binary part came from, given a URL that may be a `data:` URL. */
+export function describeUrl(url: string): {
+  source: CapturedSource;
+  mediaType?: string;
+  url?: string;
+  byteLength?: number;
+} {
+  const data = parseDataUrl(url);
+  if (data) return { source: "base64", ...data };
+  return { source: "url", url };
+}
+
+/** The kind of a binary part, from its media type. */
+export function partKindFor(mediaType: string | undefined): "image" | "audio" | "file" {
+  if (mediaType?.startsWith("image/")) return "image";
+  if (mediaType?.startsWith("audio/")) return "audio";
+  return "file";
+}
+
+const REMINDER = /^\s*<system-reminder>[\s\S]*<\/system-reminder>\s*$/;
+
+/** Text parts of a message, without Claude Code's `<system-reminder>` blocks. */
+function promptTexts(parts: CapturedPart[]): string[] {
+  const texts: string[] = [];
+  for (const part of parts) if (part.type === "text" && !REMINDER.test(part.text)) texts.push(part.text);
+  return texts;
+}
+
+/**
+ * The text of the most recent `user` message that carries text, joined with `"\n"`.
+ * Tool results and Claude Code's `<system-reminder>` blocks do not count, so after a tool
+ * round trip this is still the prompt that started it. Trailing `system` messages (Claude
+ * Code appends one) are skipped. `""` when there is none.
+ */
+export function lastUserText(request: { messages: readonly CapturedMessage[] }): string {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i];
+    if (message?.role !== "user") continue;
+    const texts = promptTexts(message.parts);
+    if (texts.length > 0) return texts.join("\n");
+  }
+  return "";
+}
+
+/** All text of the `system` messages, joined with `"\n"`. */
+export function systemText(request: { messages: readonly CapturedMessage[] }): string {
+  const texts: string[] = [];
+  for (const message of request.messages) {
+    if (message.role !== "system") continue;
+    for (const part of message.parts) if (part.type === "text") texts.push(part.text);
+  }
+  return texts.join("\n");
+}
+
+/** Call ids of the tool results that follow the last assistant message. */
+export function pendingToolResults(request: { messages: readonly CapturedMessage[] }): string[] {
+  let start = 0;
+  request.messages.forEach((message, i) => {
+    if (message.role === "assistant") start = i + 1;
+  });
+  const ids: string[] = [];
+  for (const message of request.messages.slice(start)) {
+    for (const part of message.parts) if (part.type === "tool_result") ids.push(part.callId);
+  }
+  return ids;
+}
