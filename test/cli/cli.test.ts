@@ -68,3 +68,33 @@ describe("agent-adaptor command (built)", () => {
     expect(cli("run").code).toBe(2);
   });
 });
+
+describe("agent-adaptor testing model-server", () => {
+  it("serves a script on 127.0.0.1 and prints its URL first", async () => {
+    const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { spawn } = await import("node:child_process");
+    const { once } = await import("node:events");
+    const dir = await mkdtemp(join(tmpdir(), "aa-cli-"));
+    const script = join(dir, "script.json");
+    await writeFile(script, JSON.stringify({ models: ["m-1"], turns: [{ reply: { text: "scripted hello" } }] }));
+    const child = spawn(process.execPath, [bin, "testing", "model-server", "--script", script], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const [chunk] = (await once(child.stdout!, "data")) as [Buffer];
+      const url = chunk.toString().split("\n")[0]!.trim();
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m-1", messages: [{ role: "user", content: "hi" }] }),
+      });
+      const body = (await response.json()) as { choices: { message: { content: string } }[] };
+      expect(body.choices[0]!.message.content).toBe("scripted hello");
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
