@@ -1,0 +1,292 @@
+/**
+ * Redaction (DESIGN §5, §12): secrets never appear in events, results, errors, inspection
+ * snapshots or default logs. One redactor scrubs both free text (stderr tails, excerpts, error
+ * messages) and structured values (provider observations before they become public DTOs).
+ *
+ * Everything it knows is compiled into a single regular expression so a scan costs one pass,
+ * however many secrets are registered.
+ */
+
+/** The text that replaces every secret. */
+export const REDACTED = "[REDACTED]";
+
+/**
+ * Registered secrets shorter than this are ignored: a two-letter "secret" would shred every
+ * message it touches while protecting nothing.
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/** Environment values shorter than this are not treated as secrets (`DEBUG_TOKEN=1`). */
+export const MIN_ENV_SECRET_LENGTH = 6;
+
+export interface RedactorOptions {
+  /** Literal secrets to remove wherever they appear. */
+  secrets?: readonly string[];
+  /** Values of variables whose names look secret (see {@link isSecretEnvName}) become secrets. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Redactor {
+  /** Registers one more literal secret; later calls to the redactor remove it. */
+  addSecret(value: string): void;
+  /** Returns `s` with every known secret and every secret-looking token replaced. */
+  redactText(s: string): string;
+  /**
+   * Deep copy of `v` in which every string (keys included) is redacted and every value under a
+   * secret-looking key (`apiKey`, `token`, `authorization`, ...) is replaced. Cycles are kept.
+   */
+  redactValue<T>(v: T): T;
+}
+
+/** Words a key or flag name ends with when its value is a credential. */
+const SECRET_WORD =
+  "(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|session[_-]?key|token|secret|password|passwd|credentials?|cookie|authorization)";
+
+/**
+ * Secret-shaped tokens recognised without being registered. Where a pattern has a named label
+ * group (see {@link LABEL_GROUPS}) the label is kept, so `Bearer [REDACTED]` still says what was
+ * removed, and only the rest of the match is replaced.
+ */
+const PATTERN_SOURCES: readonly string[] = [
+  // PEM private keys: the whole block.
+  String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
+  // HTTP auth headers written as text: keep the header name, drop the rest of the line.
+  String.raw`(?<h>\b(?:proxy-)?authorization\s*:\s*)[^\r\n"\\]+`,
+  String.raw`(?<b>\bbearer\s+)[A-Za-z0-9\-._~+/]+=*`,
+  String.raw`(?<c>\bbasic\s+)[A-Za-z0-9+/]{8,}=*`,
+  // Well-known key formats.
+  String.raw`\bsk-(?:ant-)?[A-Za-z0-9_\-]{8,}`,
+  String.raw`\bgh[pousr]_[A-Za-z0-9]{16,}`,
+  String.raw`\bgithub_pat_[A-Za-z0-9_]{16,}`,
+  String.raw`\bxox[abposr]-[A-Za-z0-9\-]{8,}`,
+  String.raw`\bAIza[0-9A-Za-z_\-]{20,}`,
+  String.raw`\bAKIA[0-9A-Z]{16}\b`,
+  String.raw`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+`,
+  // --api-key VALUE style command-line flags.
+  String.raw`(?<f>--[A-Za-z0-9-]*${SECRET_WORD}[ =])[^\s"']+`,
+  // key=value / key: value / "key":"value" (also inside JSON nested as a string) where the key
+  // ends in a secret word. `tokens`, `apiKeySource`, `password_required` do not end in one.
+  String.raw`(?<k>(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]*?${SECRET_WORD}(?:\\*["'])?\s*[:=]\s*(?:\\+["'])?)(?:"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"'\\,;&}\]]+)`,
+];
+
+const LABEL_GROUPS = ["h", "b", "c", "f", "k"] as const;
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
+
+/**
+ * Pattern of a literal secret that also matches it JSON-escaped to any depth (a secret inside a
+ * string that was itself stringified, possibly several times): every character JSON escapes, say
+ * `"`, may appear as itself or as its escape behind any number of backslashes (`\"`, `\\\"`, ...).
+ */
+function literalPattern(secret: string): string {
+  let out = "";
+  for (const ch of secret) {
+    const escaped = JSON.stringify(ch).slice(1, -1);
+    out += escaped === ch ? escapeRegExp(ch) : `(?:${escapeRegExp(ch)}|\\\\+${escapeRegExp(escaped.slice(1))})`;
+  }
+  return out;
+}
+
+/** Whether an environment variable name looks like it holds a credential. */
+export function isSecretEnvName(name: string): boolean {
+  const n = name.toUpperCase();
+  return (
+    /(?:^|_)(?:KEY|TOKEN|SECRET|APIKEY|PAT)$/.test(n) ||
+    n.includes("PASSWORD") ||
+    n.includes("PASSWD") ||
+    n.includes("CREDENTIAL") ||
+    n.includes("API_KEY") ||
+    n.includes("SECRET") ||
+    n.endsWith("_COOKIE")
+  );
+}
+
+const SECRET_KEY_SUFFIXES = [
+  "apikey",
+  "accesskey",
+  "secretkey",
+  "privatekey",
+  "sessionkey",
+  "token",
+  "secret",
+  "password",
+  "passwd",
+  "authorization",
+  "cookie",
+  "cookies",
+  "credential",
+  "credentials",
+];
+
+/**
+ * Whether an object key names a secret. Matches on the key's ending so that `accessToken` and
+ * `OPENAI_API_KEY` are secret while `input_tokens`, `apiKeySource` and `apiKeyEnv` (the *name*
+ * of a variable) are not.
+ */
+export function isSecretKey(key: string): boolean {
+  const n = key.toLowerCase().replace(/[^a-z0-9]/g, "");
+  for (const suffix of SECRET_KEY_SUFFIXES) if (n.endsWith(suffix)) return true;
+  return false;
+}
+
+/** Creates a redactor; see {@link Redactor}. */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const literals = new Set<string>();
+  let combined: RegExp | undefined;
+  let literalOnly: RegExp | undefined;
+
+  const add = (value: string, min: number): void => {
+    if (typeof value !== "string" || value.length < min) return;
+    // A secret inside the placeholder could never be removed: the placeholder reintroduces it.
+    if (REDACTED.includes(value) || literals.has(value)) return;
+    literals.add(value);
+    combined = undefined;
+    literalOnly = undefined;
+  };
+
+  for (const s of options.secrets ?? []) add(s, MIN_SECRET_LENGTH);
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value !== undefined && isSecretEnvName(name)) add(value, MIN_ENV_SECRET_LENGTH);
+  }
+
+  const literalSource = (): string | undefined => {
+    if (literals.size === 0) return undefined;
+    // Longest first, so a secret that contains another is removed whole.
+    return [...literals]
+      .sort((a, b) => b.length - a.length)
+      .map(literalPattern)
+      .join("|");
+  };
+
+  const compile = (): void => {
+    const lit = literalSource();
+    // Literals come first so that, at the same position, a registered secret wins over a pattern.
+    combined = new RegExp(lit === undefined ? PATTERN_SOURCES.join("|") : `(?<l>${lit})|${PATTERN_SOURCES.join("|")}`, "gi");
+    literalOnly = lit === undefined ? undefined : new RegExp(lit, "g");
+  };
+
+  const replacer = (match: string, ...rest: unknown[]): string => {
+    const groups = rest[rest.length - 1] as Record<string, string | undefined>;
+    if (groups.l !== undefined) return REDACTED;
+    for (const name of LABEL_GROUPS) {
+      const label = groups[name];
+      if (label !== undefined) {
+        const value = match.slice(label.length);
+        const quoted = value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.at(-1) === value[0];
+        return quoted ? `${label}${value[0]}${REDACTED}${value[0]}` : label + REDACTED;
+      }
+    }
+    return REDACTED;
+  };
+
+  const redactText = (s: string): string => {
+    if (typeof s !== "string" || s.length === 0) return s;
+    if (combined === undefined) compile();
+    let out = s.replace(combined!, replacer);
+    if (literalOnly !== undefined) {
+      // A pattern match can swallow the start of a literal, and a replacement can complete one
+      // together with the text next to it. Repeat until no literal is left.
+      for (let i = 0; i < 4; i++) {
+        literalOnly.lastIndex = 0;
+        if (!literalOnly.test(out)) return out;
+        out = out.replace(literalOnly, REDACTED);
+      }
+      for (const lit of literals) if (out.includes(lit)) out = out.split(lit).join(REDACTED);
+    }
+    return out;
+  };
+
+  const redactValue = <T>(v: T): T => copyRedacted(v, redactText, new WeakMap()) as T;
+
+  return {
+    addSecret: (value: string) => add(value, MIN_SECRET_LENGTH),
+    redactText,
+    redactValue,
+  };
+}
+
+/** The replacement for a value stored under a secret-looking key; booleans and null reveal nothing. */
+function maskSecretValue(v: unknown): unknown {
+  if (v === null || v === undefined || typeof v === "boolean" || v === "") return v;
+  return REDACTED;
+}
+
+function copyRedacted(v: unknown, text: (s: string) => string, seen: WeakMap<object, unknown>): unknown {
+  if (typeof v === "string") return text(v);
+  if (typeof v !== "object" || v === null) return v;
+  const prior = seen.get(v);
+  if (prior !== undefined) return prior;
+
+  if (Array.isArray(v)) {
+    const out: unknown[] = [];
+    seen.set(v, out);
+    for (const item of v) out.push(copyRedacted(item, text, seen));
+    return out;
+  }
+  if (v instanceof Date) return new Date(v.getTime());
+  // Bytes are not text: copied, not scanned.
+  if (Buffer.isBuffer(v)) return Buffer.from(v);
+  if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return structuredClone(v);
+  if (v instanceof Map) {
+    const out = new Map<unknown, unknown>();
+    seen.set(v, out);
+    for (const [k, val] of v) {
+      const secret = typeof k === "string" && isSecretKey(k);
+      out.set(copyRedacted(k, text, seen), secret ? maskSecretValue(val) : copyRedacted(val, text, seen));
+    }
+    return out;
+  }
+  if (v instanceof Set) {
+    const out = new Set<unknown>();
+    seen.set(v, out);
+    for (const item of v) out.add(copyRedacted(item, text, seen));
+    return out;
+  }
+
+  // Plain objects, errors and class instances: keep the prototype, copy own enumerable fields.
+  const out = Object.create(Object.getPrototypeOf(v) as object | null) as object;
+  seen.set(v, out);
+  if (v instanceof Error) {
+    // message, stack and cause are own but not enumerable.
+    const hidden = (key: string, value: unknown): void => {
+      Object.defineProperty(out, key, { value, writable: true, configurable: true, enumerable: false });
+    };
+    hidden("message", text(v.message));
+    if (v.stack !== undefined) hidden("stack", text(v.stack));
+    if ("cause" in v) hidden("cause", copyRedacted(v.cause, text, seen));
+  }
+  for (const key of Reflect.ownKeys(v)) {
+    if (!Object.prototype.propertyIsEnumerable.call(v, key)) continue;
+    const val = (v as Record<PropertyKey, unknown>)[key];
+    const copied =
+      typeof key === "string" && isSecretKey(key) ? maskSecretValue(val) : copyRedacted(val, text, seen);
+    // defineProperty, not assignment: a JSON key named "__proto__" must stay a plain field.
+    Object.defineProperty(out, typeof key === "string" ? text(key) : key, {
+      value: copied,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+let defaultRedactor: Redactor | undefined;
+
+/** The process-wide redactor, built on first use from `process.env`. */
+export function getDefaultRedactor(): Redactor {
+  defaultRedactor ??= createRedactor({ env: process.env });
+  return defaultRedactor;
+}
+
+/** {@link Redactor.redactText} of the process-wide redactor (secrets from `process.env`). */
+export function redactText(s: string): string {
+  return getDefaultRedactor().redactText(s);
+}
+
+/** {@link Redactor.redactValue} of the process-wide redactor (secrets from `process.env`). */
+export function redactValue<T>(v: T): T {
+  return getDefaultRedactor().redactValue(v);
+}

@@ -1,0 +1,172 @@
+/**
+ * Synchronous NDJSON framer: bytes in, decoded lines out. Kept free of streams and promises so the
+ * hot path (scan for `\n`, validate, parse) does no per-byte work and no per-line allocation
+ * beyond the parsed value.
+ */
+import { isUtf8 } from "node:buffer";
+
+import { ProtocolError } from "../errors/index.js";
+
+/** Default bound of one line: large tool outputs fit, a runaway child cannot exhaust memory. */
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/** Length of the excerpt attached to an `invalid_json` frame. */
+export const EXCERPT_CHARS = 120;
+
+export type JsonLine =
+  | { kind: "json"; value: unknown }
+  | {
+      kind: "error";
+      /** Code `frame_too_large`, `invalid_utf8` or `invalid_json`. */
+      error: ProtocolError;
+      /** A short redacted start of the offending line (only for `invalid_json`). */
+      excerpt?: string;
+      /** 1-based line number in the stream. */
+      line: number;
+    };
+
+export interface NdjsonFramerOptions {
+  /** Longest accepted line, in bytes, terminator excluded. Default 8 MiB. */
+  maxLineBytes?: number;
+  /** Redacts excerpts of invalid lines. Default: leave them as they are. */
+  redact?: (text: string) => string;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Splits a byte stream into JSON lines. Handles chunks split anywhere (even inside a multi-byte
+ * character), CRLF, blank lines (skipped), a leading BOM and a final unterminated line. A line
+ * over the limit gives one `frame_too_large` as soon as the limit is crossed; the rest of it is
+ * dropped without being buffered and framing resumes after its newline. Never throws for input.
+ */
+export class NdjsonFramer {
+  readonly #max: number;
+  readonly #redact: (text: string) => string;
+  /** Pieces of the current unterminated line; at most max + 1 bytes (room for a CR). */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** Skipping the remainder of an oversized line. */
+  #discarding = false;
+  #lineNo = 0;
+  #first = true;
+
+  constructor(options: NdjsonFramerOptions = {}) {
+    this.#max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!(this.#max >= 1)) throw new RangeError("maxLineBytes must be positive");
+    this.#redact = options.redact ?? ((text) => text);
+  }
+
+  /** Bytes held for an unterminated line. */
+  get bufferedBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  /** Frames `chunk`, appending complete lines to `out`. */
+  push(chunk: Buffer, out: JsonLine[]): void {
+    let start = 0;
+    let nl = chunk.indexOf(LF);
+
+    if (this.#pendingBytes > 0 || this.#discarding) {
+      if (nl < 0) {
+        if (!this.#discarding) {
+          this.#pending.push(chunk);
+          this.#pendingBytes += chunk.length;
+          if (this.#pendingBytes > this.#max + 1) this.#startDiscarding(out);
+        }
+        return;
+      }
+      if (this.#discarding) {
+        this.#discarding = false;
+      } else {
+        this.#pending.push(chunk.subarray(0, nl));
+        const line = Buffer.concat(this.#pending, this.#pendingBytes + nl);
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.#decode(line, 0, line.length, false, out);
+      }
+      start = nl + 1;
+      nl = chunk.indexOf(LF, start);
+    }
+
+    if (nl >= 0) {
+      // Newlines are character boundaries in UTF-8: one validation of the whole run of complete
+      // lines usually stands in for one per line.
+      const allValid = isUtf8(chunk.subarray(start, chunk.lastIndexOf(LF)));
+      do {
+        this.#decode(chunk, start, nl, allValid, out);
+        start = nl + 1;
+        nl = chunk.indexOf(LF, start);
+      } while (nl >= 0);
+    }
+
+    const rest = chunk.length - start;
+    if (rest > 0) {
+      if (rest > this.#max + 1) {
+        this.#startDiscarding(out);
+      } else {
+        // Copied: a short tail must not pin a large chunk in memory.
+        this.#pending.push(start === 0 ? chunk : Buffer.from(chunk.subarray(start)));
+        this.#pendingBytes = rest;
+      }
+    }
+  }
+
+  /** Frames a final line that had no terminator. */
+  end(out: JsonLine[]): void {
+    if (this.#pendingBytes > 0) {
+      const line = Buffer.concat(this.#pending, this.#pendingBytes);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#decode(line, 0, line.length, false, out);
+    }
+    this.#discarding = false;
+  }
+
+  #startDiscarding(out: JsonLine[]): void {
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#discarding = true;
+    this.#first = false;
+    out.push(this.#tooLarge(++this.#lineNo));
+  }
+
+  #tooLarge(line: number): JsonLine {
+    return {
+      kind: "error",
+      error: new ProtocolError(`line ${line} exceeds the ${this.#max}-byte frame limit`, "frame_too_large"),
+      line,
+    };
+  }
+
+  #decode(buf: Buffer, start: number, end: number, knownValid: boolean, out: JsonLine[]): void {
+    const line = ++this.#lineNo;
+    const first = this.#first;
+    this.#first = false;
+    if (end > start && buf[end - 1] === CR) end--;
+    if (end === start) return;
+    if (end - start > this.#max) {
+      out.push(this.#tooLarge(line));
+      return;
+    }
+    if (!knownValid && !isUtf8(buf.subarray(start, end))) {
+      out.push({ kind: "error", error: new ProtocolError(`line ${line} is not valid UTF-8`, "invalid_utf8"), line });
+      return;
+    }
+    // A stream may start with a byte-order mark; it is not part of the JSON text.
+    if (first && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3;
+    const text = buf.toString("utf8", start, end);
+    try {
+      out.push({ kind: "json", value: JSON.parse(text) });
+    } catch {
+      if (text.trim() === "") return;
+      out.push({
+        kind: "error",
+        error: new ProtocolError(`line ${line} is not valid JSON`, "invalid_json"),
+        excerpt: this.#redact(text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text),
+        line,
+      });
+    }
+  }
+}
