@@ -1,4 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -71,11 +75,6 @@ describe("agent-adaptor command (built)", () => {
 
 describe("agent-adaptor testing model-server", () => {
   it("serves a script on 127.0.0.1 and prints its URL first", async () => {
-    const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const { spawn } = await import("node:child_process");
-    const { once } = await import("node:events");
     const dir = await mkdtemp(join(tmpdir(), "aa-cli-"));
     const script = join(dir, "script.json");
     await writeFile(script, JSON.stringify({ models: ["m-1"], turns: [{ reply: { text: "scripted hello" } }] }));
