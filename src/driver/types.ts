@@ -160,6 +160,11 @@ export interface Driver {
   inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse>;
   prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse>;
   run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse>;
+  /**
+   * Deliver `text` to the run in flight at its next safe point. Present exactly when
+   * `descriptor().features.steer` is `"native"`; rejects when the run has already ended.
+   */
+  steer?(runId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Reclaim every process the driver owns. */
   close(): Promise<void>;
 }

@@ -6,8 +6,7 @@
 import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
-import { readJsonLines, writeJsonLine } from "../../process/ndjson.js";
-import { spawnProcess, type ProcessHandle } from "../../process/spawn.js";
+import { readJsonLines, spawnProcess, writeJsonLine, type ProcessHandle } from "../../process/index.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
 import { FAKE_CHILD_SOURCE } from "./child-source.js";
 import { deltaEvent, type FakeRunScript, type FakeStep } from "./script.js";
