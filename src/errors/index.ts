@@ -125,3 +125,41 @@ export class RunFailedError extends AdaptorError {
     this.partial = partial;
   }
 }
+
+/** No thread with that id exists in the store. */
+export class ThreadNotFoundError extends AdaptorError {
+  constructor(message = "no such thread") {
+    super("thread_not_found", message);
+  }
+}
+
+/** A thread with that id already exists. */
+export class ThreadExistsError extends AdaptorError {
+  constructor(message = "a thread with that id already exists") {
+    super("thread_exists", message);
+  }
+}
+
+/** Another writer holds the thread's lease. */
+export class ThreadBusyError extends AdaptorError {
+  constructor(message = "another run holds this thread") {
+    super("thread_busy", message);
+  }
+}
+
+/** The caller's lease expired or was taken over; its writes are refused. */
+export class LeaseLostError extends AdaptorError {
+  constructor(message = "the thread lease was lost") {
+    super("lease_lost", message);
+  }
+}
+
+/** The thread was created under a different, incompatible configuration. */
+export class ThreadIncompatibleError extends AdaptorError {
+  /** Names of the fingerprint dimensions that differ (e.g. `["workspace", "driver.config"]`). */
+  readonly dimensions: string[];
+  constructor(dimensions: string[]) {
+    super("thread_incompatible", `the thread is incompatible with this agent: ${dimensions.join(", ")} differ`);
+    this.dimensions = dimensions;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The thread store contract (DESIGN §8). A store keeps thread records and arbitrates the
+ * single-writer lease; every implementation passes the shared suite exported from
+ * `agent-adaptor/testing` (`runThreadStoreSuite`).
+ */
+
+/** Where a conversation stands after its last run. */
+export interface ThreadCheckpoint {
+  /** Completed runs (turns) so far. */
+  turns: number;
+  /** Status of the last run that ended. */
+  lastStatus?: "completed" | "failed" | "cancelled";
+  lastRunId?: string;
+}
+
+/** The single-writer lease. `expiresAt` is epoch milliseconds on the store's clock. */
+export interface ThreadLease {
+  owner: string;
+  expiresAt: number;
+}
+
+export interface ThreadRecord {
+  /** Host-owned opaque key, e.g. `"tenant-42/issue-123"`, or a generated id. */
+  id: string;
+  /** Driver id (`descriptor().id`). */
+  driver: string;
+  /** Compatibility fingerprint over stable topology and encoding-relevant driver config. */
+  fingerprint: string;
+  /** Which fingerprint dimension hashed to what, so a mismatch can be explained without secrets. */
+  fingerprintParts: Record<string, string>;
+  /** The provider's own conversation id, once known. */
+  providerSessionId?: string;
+  /** The workspace the conversation runs in (providers resume relative to it). */
+  workspace: string;
+  checkpoint: ThreadCheckpoint;
+  lease?: ThreadLease;
+  metadata: Record<string, string>;
+  /** The thread this one was forked from. */
+  parentId?: string;
+  /** ISO-8601. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewThreadRecord = Omit<ThreadRecord, "createdAt" | "updatedAt" | "lease" | "checkpoint"> & {
+  checkpoint?: ThreadCheckpoint;
+};
+
+export interface ThreadListOptions {
+  driver?: string;
+  /** At most this many records, newest `updatedAt` first. Default 100. */
+  limit?: number;
+}
+
+export interface ThreadStore {
+  /** Insert a new record. Rejects with `ThreadExistsError` when the id is taken. */
+  create(record: NewThreadRecord): Promise<ThreadRecord>;
+  get(id: string): Promise<ThreadRecord | undefined>;
+  list(options?: ThreadListOptions): Promise<ThreadRecord[]>;
+  /** Remove a record; `false` when there was none. A leased thread cannot be deleted (`ThreadBusyError`). */
+  delete(id: string): Promise<boolean>;
+  /**
+   * Take the lease for `owner` if it is free, expired, or already `owner`'s; atomically across
+   * every process sharing the store. Returns the lease, or `undefined` when another owner
+   * holds an unexpired one. Rejects with `ThreadNotFoundError` for an unknown id.
+   */
+  acquireLease(id: string, owner: string, ttlMs: number): Promise<ThreadLease | undefined>;
+  /** Extend `owner`'s lease; `false` when `owner` no longer holds it. */
+  renewLease(id: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Drop `owner`'s lease; a no-op when `owner` does not hold it. */
+  releaseLease(id: string, owner: string): Promise<void>;
+  /**
+   * Record progress as the lease holder: provider session id and checkpoint. Rejects with
+   * `LeaseLostError` when `owner` does not hold an unexpired lease. Durable once resolved.
+   */
+  saveCheckpoint(
+    id: string,
+    owner: string,
+    update: { providerSessionId?: string; checkpoint: ThreadCheckpoint },
+  ): Promise<ThreadRecord>;
+  /** Release connections and handles. */
+  close(): Promise<void>;
+}
