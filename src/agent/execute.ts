@@ -21,8 +21,6 @@ import type { ApprovalRequest, CallOptions, EventBufferOptions, Policy, UserInpu
 import type { Result } from "./result.js";
 import { RunStreamImpl, type RunStream } from "./run-stream.js";
 
-const RESOLVED: Promise<void> = Promise.resolve();
-
 /** Event types whose text is model output; every other event is redacted before publication. */
 const CONTENT_EVENTS = new Set(["message.delta", "message.completed", "reasoning.delta", "reasoning.completed"]);
 
@@ -47,19 +45,33 @@ export interface ThreadBinding {
   fork?: boolean;
 }
 
+/** How a thread takes part in a run: lease and checkpoint validation first, checkpoint last. */
+export interface ThreadRunHooks {
+  threadId: string;
+  /**
+   * Acquire the lease and validate the checkpoint before anything launches; `onLost` is called if
+   * the lease is lost while the run is alive. Rejects (e.g. `thread_busy`) to fail the run.
+   */
+  begin(signal: AbortSignal, onLost: (error: Error) => void): Promise<ThreadBinding>;
+  /** The provider's session id became known. */
+  bound(providerSessionId: string): Promise<void>;
+  /** Save the checkpoint and release the lease. Called on every ending once `begin` resolved. */
+  end(outcome: { runId: string; status: "completed" | "failed" | "cancelled"; providerSessionId?: string }): Promise<void>;
+}
+
 export function startExecution(
   context: ExecutionContext,
   prompt: string,
   options: EffectiveCallOptions,
   signal: AbortSignal | undefined,
-  thread?: ThreadBinding,
+  thread?: ThreadRunHooks,
 ): RunStream {
   const runId = `run_${randomUUID()}`;
   const timeline = new RunTimeline({
     runId,
     bufferSize: context.events.bufferSize,
     overflow: context.events.overflow,
-    ...(thread ? { threadId: thread.id } : {}),
+    ...(thread ? { threadId: thread.threadId } : {}),
   });
   const controller = new AbortController();
   let cancelReason: string | undefined;
@@ -91,15 +103,18 @@ async function runToTerminal(
   options: EffectiveCallOptions,
   controller: AbortController,
   cancelReason: () => string | undefined,
-  thread: ThreadBinding | undefined,
+  thread: ThreadRunHooks | undefined,
 ): Promise<Result> {
   const { driver, driverId, redactor } = context;
   const startedAt = Date.now();
   const signal = controller.signal;
   let delivered = false;
   let contractError: DriverContractError | undefined;
+  /** A core-side failure (lost lease) that ends the run regardless of what the driver does. */
+  let fatal: AdaptorError | Error | undefined;
   let announced: DriverEvent | undefined;
-  let providerSessionId = thread?.providerSessionId;
+  let binding: ThreadBinding | undefined;
+  let providerSessionId: string | undefined;
 
   const violate = (error: DriverContractError): never => {
     contractError ??= error;
@@ -108,8 +123,8 @@ async function runToTerminal(
   };
 
   const sink = {
-    // Not async: the common case publishes synchronously and returns an already settled promise.
-    emit: (event: DriverEvent): Promise<void> => {
+    // Not async: the common case publishes synchronously and returns nothing to await.
+    emit: (event: DriverEvent): Promise<void> | undefined => {
       try {
         if (contractError) throw contractError;
         try {
@@ -120,15 +135,25 @@ async function runToTerminal(
         if (announced) violate(new DriverContractError(driverId, `emitted ${event.type} after its terminal event`));
         if (DRIVER_TERMINAL_TYPES.has(event.type)) {
           announced = event;
-          return RESOLVED;
+          return undefined;
         }
-        if (event.type === "thread.bound") providerSessionId = event.providerSessionId;
-        const published = CONTENT_EVENTS.has(event.type) ? event : redactor.redactValue(event);
-        return timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
+        if (event.type === "thread.bound") {
+          providerSessionId = event.providerSessionId;
+          if (thread) return thread.bound(event.providerSessionId).then(() => publish(event));
+        }
+        return publish(event);
       } catch (error) {
         return Promise.reject(error);
       }
     },
+  };
+  const publish = (event: DriverEvent): Promise<void> | undefined => {
+    try {
+        const published = CONTENT_EVENTS.has(event.type) ? event : redactor.redactValue(event);
+        return timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 
   const decideApproval = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
@@ -176,6 +201,16 @@ async function runToTerminal(
   let thrown: unknown;
   try {
     await timeline.publish({ type: "run.started", driver: driverId, ...(options.model ? { model: options.model } : {}) });
+    signal.throwIfAborted();
+    if (thread) {
+      // Lease and checkpoint validation come before any process is claimed or launched.
+      binding = await thread.begin(signal, (error) => {
+        fatal ??= error;
+        controller.abort(error);
+      });
+      providerSessionId = binding.providerSessionId;
+    }
+    signal.throwIfAborted();
     standby = options.spawn === true ? undefined : context.claimStandby(options);
     const request: RunRequest = {
       runId: timeline.runId,
@@ -194,10 +229,21 @@ async function runToTerminal(
     if (options.effort !== undefined) request.effort = options.effort;
     if (options.outputSchema !== undefined) request.outputSchema = options.outputSchema;
     if (options.metadata !== undefined) request.metadata = { ...options.metadata };
-    if (thread) request.thread = { ...thread };
+    if (binding) request.thread = { ...binding };
     if (standby) request.standby = standby;
     signal.throwIfAborted();
-    response = await driver.run(request, sink, signal);
+    try {
+      response = await driver.run(request, sink, signal);
+    } catch (error) {
+      // The one safe fallback (DESIGN §8): a claimed standby that failed before the prompt could
+      // have been delivered is replaced by a cold launch. After possible delivery, never.
+      if (!standby || delivered || signal.aborted || contractError || fatal || announced) throw error;
+      await standby.close();
+      standby = undefined;
+      delete request.standby;
+      await timeline.publish({ type: "notice", level: "warning", code: "standby_fallback", message: "the prepared process failed before delivery; launching a fresh one" });
+      response = await driver.run(request, sink, signal);
+    }
   } catch (error) {
     thrown = error;
   } finally {
@@ -216,8 +262,26 @@ async function runToTerminal(
     throw new RunFailedError(safe, partial(), { cause });
   };
 
+  const status = contractError || fatal || (thrown !== undefined && !signal.aborted) || announced?.type === "run.failed"
+    ? "failed"
+    : signal.aborted || announced?.type === "run.cancelled"
+      ? "cancelled"
+      : "completed";
+  if (thread && binding) {
+    try {
+      await thread.end({ runId: timeline.runId, status, ...(providerSessionId !== undefined ? { providerSessionId } : {}) });
+    } catch (error) {
+      fatal ??= error as Error;
+    }
+  }
+
+  if (fatal) return fail(failureOf(fatal, phase), fatal);
   if (contractError) {
     return fail({ code: contractError.code, message: contractError.message, phase, retryable: false }, contractError);
+  }
+  if (thrown !== undefined && !signal.aborted && binding === undefined && thread) {
+    // The thread refused the run (busy, incompatible, not found) before anything launched.
+    return fail(failureOf(thrown, "before_delivery"), thrown);
   }
   if (signal.aborted || announced?.type === "run.cancelled") {
     const reason = cancelReason() ?? (announced?.type === "run.cancelled" ? announced.reason : undefined);
@@ -244,7 +308,7 @@ async function runToTerminal(
       ...(completed.stderrTail !== undefined ? { stderrTail: redactor.redactText(completed.stderrTail) } : {}),
     }),
   };
-  if (thread) result.threadId = thread.id;
+  if (thread) result.threadId = thread.threadId;
   if (completed.structured !== undefined) result.structured = completed.structured;
   if (completed.usage !== undefined) result.usage = { ...completed.usage };
   const sessionId = completed.providerSessionId ?? providerSessionId;

@@ -136,9 +136,13 @@ export interface RunRequest {
   markDelivered(): void;
 }
 
-/** Awaiting `emit` is backpressure: a driver must await before reading more provider output. */
+/**
+ * Where a driver emits events. `emit` returns `undefined` when the event was accepted at once,
+ * else a promise the driver must await before reading more provider output (backpressure).
+ * `await sink.emit(e)` is always correct; skipping the await of `undefined` is faster.
+ */
 export interface EventSink {
-  emit(event: DriverEvent): Promise<void>;
+  emit(event: DriverEvent): Promise<void> | undefined;
 }
 
 export interface RunResponse {

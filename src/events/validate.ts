@@ -32,6 +32,14 @@ export const DRIVER_TERMINAL_TYPES: ReadonlySet<string> = new Set(["run.complete
 export function assertDriverEvent(driverId: string, event: unknown): asserts event is { type: string } {
   if (typeof event !== "object" || event === null) throw new DriverContractError(driverId, "emitted a non-object event");
   const type = (event as { type?: unknown }).type;
+  // Fast path for the most frequent events.
+  if (
+    (type === "message.delta" || type === "reasoning.delta") &&
+    typeof (event as { itemId?: unknown }).itemId === "string" &&
+    typeof (event as { text?: unknown }).text === "string"
+  ) {
+    return;
+  }
   if (typeof type !== "string") throw new DriverContractError(driverId, "emitted an event without a type");
   const fields = DRIVER_EVENT_FIELDS[type];
   if (!fields) throw new DriverContractError(driverId, `emitted an unknown event type "${type.slice(0, 64)}"`);

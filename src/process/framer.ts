@@ -93,12 +93,18 @@ export class NdjsonFramer {
     if (nl >= 0) {
       // Newlines are character boundaries in UTF-8: one validation of the whole run of complete
       // lines usually stands in for one per line.
-      const allValid = isUtf8(chunk.subarray(start, chunk.lastIndexOf(LF)));
-      do {
-        this.#decode(chunk, start, nl, allValid, out);
-        start = nl + 1;
-        nl = chunk.indexOf(LF, start);
-      } while (nl >= 0);
+      const last = chunk.lastIndexOf(LF);
+      if (isUtf8(chunk.subarray(start, last))) {
+        // Decode the whole run once and split the string: one decode per chunk, not per line.
+        this.#parseRun(chunk.toString("utf8", start, last), out);
+        start = last + 1;
+      } else {
+        do {
+          this.#decode(chunk, start, nl, false, out);
+          start = nl + 1;
+          nl = chunk.indexOf(LF, start);
+        } while (nl >= 0);
+      }
     }
 
     const rest = chunk.length - start;
@@ -140,6 +146,48 @@ export class NdjsonFramer {
     };
   }
 
+  /** Parses complete, valid UTF-8 lines joined by LF (no trailing LF). */
+  #parseRun(text: string, out: JsonLine[]): void {
+    let from = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", from);
+      const end = nl < 0 ? text.length : nl;
+      this.#parseLine(text, from, end, out);
+      if (nl < 0) return;
+      from = nl + 1;
+    }
+  }
+
+  #parseLine(text: string, start: number, end: number, out: JsonLine[]): void {
+    const line = ++this.#lineNo;
+    const first = this.#first;
+    this.#first = false;
+    if (end > start && text.charCodeAt(end - 1) === CR) end--;
+    if (end === start) return;
+    // A UTF-8 byte is at most one UTF-16 unit; only long lines need an exact byte count.
+    if (end - start > this.#max || ((end - start) * 3 > this.#max && Buffer.byteLength(text.slice(start, end)) > this.#max)) {
+      out.push(this.#tooLarge(line));
+      return;
+    }
+    if (first && text.charCodeAt(start) === 0xfeff) start++;
+    const body = start === 0 && end === text.length ? text : text.slice(start, end);
+    try {
+      out.push({ kind: "json", value: JSON.parse(body) });
+    } catch {
+      if (body.trim() === "") return;
+      out.push(this.#invalidJson(line, body));
+    }
+  }
+
+  #invalidJson(line: number, text: string): JsonLine {
+    return {
+      kind: "error",
+      error: new ProtocolError(`line ${line} is not valid JSON`, "invalid_json"),
+      excerpt: this.#redact(text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text),
+      line,
+    };
+  }
+
   #decode(buf: Buffer, start: number, end: number, knownValid: boolean, out: JsonLine[]): void {
     const line = ++this.#lineNo;
     const first = this.#first;
@@ -161,12 +209,7 @@ export class NdjsonFramer {
       out.push({ kind: "json", value: JSON.parse(text) });
     } catch {
       if (text.trim() === "") return;
-      out.push({
-        kind: "error",
-        error: new ProtocolError(`line ${line} is not valid JSON`, "invalid_json"),
-        excerpt: this.#redact(text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text),
-        line,
-      });
+      out.push(this.#invalidJson(line, text));
     }
   }
 }

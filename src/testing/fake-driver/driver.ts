@@ -23,6 +23,8 @@ export interface FakeDriverOptions {
   inspect?: Partial<InspectResponse> | (() => InspectResponse | Promise<InspectResponse>);
   /** Wait for an abort inside `prepare()` (to test cancellation of preparation). */
   prepareBlocks?: boolean;
+  /** Native resume and fork of fake sessions (default true); thread runs emit `thread.bound`. */
+  threads?: boolean;
 }
 
 /** Call counters and live child pids, for assertions. */
@@ -34,6 +36,8 @@ export interface FakeDriverProbe {
   startedPids(): number[];
   /** Standbys handed to runs. */
   standbysUsed: number;
+  /** Every run request's prompt and thread binding, in order. */
+  runs: { prompt: string; thread?: { id: string; providerSessionId?: string; fork?: boolean } }[];
 }
 
 export type FakeDriver = Driver & { probe: FakeDriverProbe };
@@ -54,11 +58,15 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
     livePids: () => [...live.keys()],
     startedPids: () => [...started],
     standbysUsed: 0,
+    runs: [],
   };
+  let sessions = 0;
+  const threads = options.threads !== false;
   const descriptor: Descriptor = {
     ...FAKE_DESCRIPTOR,
     id: options.id ?? FAKE_DESCRIPTOR.id,
     transport: options.process ? "ndjson over stdio" : "in-process",
+    features: { ...FAKE_DESCRIPTOR.features, ...(threads ? { resume: "native", fork: "native" } : {}) },
   };
 
   const spawnChild = async (cwd: string): Promise<ProcessHandle> => {
@@ -103,7 +111,14 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
 
     async run(request, sink, signal) {
       probe.calls.run++;
+      probe.runs.push(request.thread ? { prompt: request.prompt, thread: { ...request.thread } } : { prompt: request.prompt });
       const script = scriptFor(request.prompt);
+      let sessionId: string | undefined;
+      if (request.thread && threads) {
+        const resumes = request.thread.providerSessionId !== undefined && !request.thread.fork;
+        sessionId = resumes ? request.thread.providerSessionId! : `fake_session_${++sessions}`;
+        await sink.emit({ type: "thread.bound", providerSessionId: sessionId });
+      }
       const standby = request.standby as FakeStandby | undefined;
       if (standby) probe.standbysUsed++;
       const child = options.process ? standby?.child ?? (await spawnChild(request.workspace)) : undefined;
@@ -112,7 +127,8 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
         : await runInProcess(script, request, sink, signal);
       const response: RunResponse = { text: script.text ?? text };
       if (script.usage) response.usage = script.usage;
-      if (script.providerSessionId) response.providerSessionId = script.providerSessionId;
+      const providerSessionId = script.providerSessionId ?? sessionId;
+      if (providerSessionId) response.providerSessionId = providerSessionId;
       return response;
     },
 
@@ -182,7 +198,8 @@ async function runInProcess(script: FakeRunScript, request: RunRequest, sink: Ev
     } else if ("deltas" in step) {
       const event = deltaEvent(step.deltas);
       for (let i = 0; i < step.deltas.count; i++) {
-        await sink.emit(Object.assign({}, event));
+        const accepted = sink.emit(Object.assign({}, event));
+        if (accepted) await accepted;
         if (event.type === "message.delta") text.append(event.text);
       }
     } else {
@@ -208,7 +225,8 @@ async function runInChild(child: ProcessHandle, script: FakeRunScript, request: 
       if (message.event) {
         if (message.event.type === "message.delta") text.append(message.event.text);
         else if (message.event.type === "message.completed") text = new TextAccumulator(message.event.text);
-        await sink.emit(message.event);
+        const accepted = sink.emit(message.event);
+        if (accepted) await accepted;
       } else if (message.control) {
         await controlStep(message.control, request, sink, signal);
       } else if (message.done) {
