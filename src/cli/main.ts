@@ -163,6 +163,19 @@ function buildProgram(setExit: (code: number) => void): Command {
       run(() => runCommand(prompt, flags))(),
     );
 
+  program
+    .command("demo")
+    .description("one real agent turn, offline: the Codex CLI against the scripted model server")
+    .action(run(async () => {
+      const interrupt = interruptSignal();
+      try {
+        const { demoCommand } = await import("./demo.js");
+        return await demoCommand((line) => process.stdout.write(`${line}\n`), interrupt.signal);
+      } finally {
+        interrupt.dispose();
+      }
+    }));
+
   const testing = program.command("testing").description("tools for testing integrations without paid calls");
   testing
     .command("model-server")

@@ -97,3 +97,15 @@ describe("agent-adaptor testing model-server", () => {
     }
   });
 });
+
+describe("agent-adaptor demo", () => {
+  it("runs one real Codex turn offline and writes the file", () => {
+    const { code, stdout, stderr } = cli("demo");
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/#0 run\.started driver=codex/);
+    expect(stdout).toMatch(/tool\.started \[command\]/);
+    expect(stdout).toContain('hello.txt on disk: "written by a real agent turn"');
+    expect(stdout).toMatch(/run\.completed in \d+ ms/);
+  });
+});

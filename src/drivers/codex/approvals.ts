@@ -1,0 +1,264 @@
+/**
+ * Codex's server→client requests during a turn: approvals (`item/commandExecution/requestApproval`,
+ * `item/fileChange/requestApproval`, `item/permissions/requestApproval`, and the deprecated v1
+ * pair), questions (`item/tool/requestUserInput`), and the rest, which are refused explicitly.
+ * Approvals go through `RunRequest.approve()` — core routes them to the host's handler or, without
+ * one, to the policy's default (deny) — and the decision is answered in Codex's vocabulary.
+ */
+import type { ApprovalRequest, UserInputAnswer } from "../../agent/options.js";
+import type { RunRequest } from "../../driver/types.js";
+import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
+import { JsonRpcError } from "../../process/index.js";
+import type { ReviewDecision } from "./protocol/ReviewDecision.js";
+import type { CommandExecutionApprovalDecision } from "./protocol/v2/CommandExecutionApprovalDecision.js";
+import type { CommandExecutionRequestApprovalParams } from "./protocol/v2/CommandExecutionRequestApprovalParams.js";
+import type { CommandExecutionRequestApprovalResponse } from "./protocol/v2/CommandExecutionRequestApprovalResponse.js";
+import type { DynamicToolCallResponse } from "./protocol/v2/DynamicToolCallResponse.js";
+import type { FileChangeApprovalDecision } from "./protocol/v2/FileChangeApprovalDecision.js";
+import type { FileChangeRequestApprovalParams } from "./protocol/v2/FileChangeRequestApprovalParams.js";
+import type { FileChangeRequestApprovalResponse } from "./protocol/v2/FileChangeRequestApprovalResponse.js";
+import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";
+import type { McpServerElicitationRequestResponse } from "./protocol/v2/McpServerElicitationRequestResponse.js";
+import type { PermissionsRequestApprovalParams } from "./protocol/v2/PermissionsRequestApprovalParams.js";
+import type { PermissionsRequestApprovalResponse } from "./protocol/v2/PermissionsRequestApprovalResponse.js";
+import type { ToolRequestUserInputParams } from "./protocol/v2/ToolRequestUserInputParams.js";
+import type { ToolRequestUserInputResponse } from "./protocol/v2/ToolRequestUserInputResponse.js";
+import type { ServerRequest } from "./protocol/ServerRequest.js";
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+
+/** What the request router needs from the run it belongs to. */
+export interface RequestContext {
+  request: Pick<RunRequest, "approve" | "ask">;
+  /** File changes announced by `item/started`, by item id (a file-change approval names only the item). */
+  fileChanges(itemId: string): FileUpdateChange[] | undefined;
+  notice(level: "info" | "warning", code: string, message: string): Promise<void>;
+}
+
+const OPTION_LABELS: Record<string, { label: string; kind: ApprovalOption["kind"] }> = {
+  accept: { label: "Allow once", kind: "allow_once" },
+  acceptForSession: { label: "Allow for this session", kind: "allow_always" },
+  acceptWithExecpolicyAmendment: { label: "Allow and remember this command prefix", kind: "allow_always" },
+  applyNetworkPolicyAmendment: { label: "Allow and remember this network rule", kind: "allow_always" },
+  decline: { label: "Deny", kind: "deny" },
+  cancel: { label: "Deny and stop the turn", kind: "deny" },
+};
+
+const DEFAULT_DECISIONS = ["accept", "acceptForSession", "decline", "cancel"];
+
+/** `availableDecisions` (strings or one-key objects) → the canonical option list. */
+export function approvalOptions(available: unknown): ApprovalOption[] {
+  const list = Array.isArray(available) && available.length > 0 ? available : DEFAULT_DECISIONS;
+  const options: ApprovalOption[] = [];
+  for (const entry of list) {
+    const id = typeof entry === "string" ? entry : isObject(entry) ? Object.keys(entry)[0] : undefined;
+    if (id === undefined || options.some((o) => o.id === id)) continue;
+    const known = OPTION_LABELS[id];
+    options.push({ id, label: known?.label ?? id, kind: known?.kind ?? "other" });
+  }
+  return options;
+}
+
+/** The canonical decision in the v2 approval vocabulary, preferring what Codex offered. */
+export function v2Decision(decision: ApprovalDecision, offered: readonly ApprovalOption[]): "accept" | "acceptForSession" | "decline" | "cancel" {
+  if (decision.decision === "deny") return decision.interrupt === true ? "cancel" : "decline";
+  if (decision.scope === "session" && (offered.some((o) => o.id === "acceptForSession") || !offered.some((o) => o.id === "accept"))) {
+    return "acceptForSession";
+  }
+  return "accept";
+}
+
+function v1Decision(decision: ApprovalDecision): ReviewDecision {
+  if (decision.decision === "deny") {
+    return decision.interrupt === true ? "abort" : { denied: { rejection: decision.message ?? "denied by the host" } };
+  }
+  return decision.scope === "session" ? "approved_for_session" : "approved";
+}
+
+function withReason(summary: string, reason: unknown): string {
+  const r = str(reason);
+  return r ? `${summary} — ${r}` : summary;
+}
+
+async function commandApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<CommandExecutionRequestApprovalResponse> {
+  const p = (isObject(params) ? params : {}) as Partial<CommandExecutionRequestApprovalParams> & Json;
+  const options = approvalOptions(p.availableDecisions);
+  const command = str(p.command);
+  const action = p.kind === "writeStdin" ? "Write to the stdin of a running command" : command ? `Run \`${command}\`` : "Run a command";
+  const request: ApprovalRequest = {
+    requestId,
+    kind: "command",
+    summary: withReason(action, p.reason),
+    options,
+    input: { command, cwd: str(p.cwd), reason: str(p.reason), proposedExecpolicyAmendment: p.proposedExecpolicyAmendment ?? undefined },
+  };
+  if (str(p.itemId)) request.callId = p.itemId!;
+  const decision = await ctx.request.approve(request);
+  return { decision: v2Decision(decision, options) satisfies CommandExecutionApprovalDecision };
+}
+
+async function fileChangeApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<FileChangeRequestApprovalResponse> {
+  const p = (isObject(params) ? params : {}) as Partial<FileChangeRequestApprovalParams>;
+  const options = approvalOptions(undefined);
+  const itemId = str(p.itemId);
+  const changes = itemId ? ctx.fileChanges(itemId) : undefined;
+  const paths = (changes ?? []).map((c) => c.path).filter((x): x is string => typeof x === "string");
+  let summary = paths.length > 0 ? `Apply changes to ${paths.join(", ")}` : "Apply a file change";
+  if (str(p.grantRoot)) summary += ` (and allow writes under ${p.grantRoot} for the session)`;
+  const request: ApprovalRequest = {
+    requestId,
+    kind: "file_change",
+    summary: withReason(summary, p.reason),
+    options,
+    input: { changes: (changes ?? []).map((c) => ({ path: c.path, kind: isObject(c.kind) ? c.kind.type : undefined })), grantRoot: str(p.grantRoot) },
+  };
+  if (itemId) request.callId = itemId;
+  const decision = await ctx.request.approve(request);
+  return { decision: v2Decision(decision, options) satisfies FileChangeApprovalDecision };
+}
+
+/** Removes nulls so the granted profile only names what was asked for. */
+function granted(value: unknown): Json {
+  if (!isObject(value)) return {};
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === null || v === undefined) continue;
+    out[k] = isObject(v) ? granted(v) : v;
+  }
+  return out;
+}
+
+async function permissionsApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<PermissionsRequestApprovalResponse> {
+  const p = (isObject(params) ? params : {}) as Partial<PermissionsRequestApprovalParams>;
+  const asked: Json = isObject(p.permissions) ? (p.permissions as unknown as Json) : {};
+  const parts: string[] = [];
+  if (isObject(asked.network) && asked.network.enabled === true) parts.push("network access");
+  if (isObject(asked.fileSystem)) {
+    const fs = asked.fileSystem as { read?: unknown; write?: unknown };
+    if (Array.isArray(fs.read) && fs.read.length > 0) parts.push(`read access to ${fs.read.join(", ")}`);
+    if (Array.isArray(fs.write) && fs.write.length > 0) parts.push(`write access to ${fs.write.join(", ")}`);
+  }
+  const options: ApprovalOption[] = [
+    { id: "turn", label: "Grant for this turn", kind: "allow_once" },
+    { id: "session", label: "Grant for this session", kind: "allow_always" },
+    { id: "deny", label: "Deny", kind: "deny" },
+  ];
+  const request: ApprovalRequest = {
+    requestId,
+    kind: "permissions",
+    summary: withReason(parts.length > 0 ? `Grant ${parts.join(" and ")}` : "Grant additional permissions", p.reason),
+    options,
+    input: { permissions: asked, cwd: str(p.cwd) },
+  };
+  if (str(p.itemId)) request.callId = p.itemId!;
+  const decision = await ctx.request.approve(request);
+  if (decision.decision === "deny") return { permissions: {}, scope: "turn" };
+  return { permissions: granted(asked), scope: decision.scope === "session" ? "session" : "turn" };
+}
+
+async function legacyApproval(method: string, params: unknown, requestId: string, ctx: RequestContext): Promise<{ decision: ReviewDecision }> {
+  const p = isObject(params) ? params : {};
+  const isPatch = method === "applyPatchApproval";
+  const command = Array.isArray(p.command) ? p.command.join(" ") : str(p.command);
+  const request: ApprovalRequest = {
+    requestId,
+    kind: isPatch ? "file_change" : "command",
+    summary: withReason(isPatch ? "Apply a file change" : command ? `Run \`${command}\`` : "Run a command", p.reason),
+    options: [
+      { id: "approved", label: "Allow once", kind: "allow_once" },
+      { id: "approved_for_session", label: "Allow for this session", kind: "allow_always" },
+      { id: "denied", label: "Deny", kind: "deny" },
+      { id: "abort", label: "Deny and stop the turn", kind: "deny" },
+    ],
+  };
+  const callId = str(p.callId);
+  if (callId) request.callId = callId;
+  return { decision: v1Decision(await ctx.request.approve(request)) };
+}
+
+export function mapQuestions(params: Partial<ToolRequestUserInputParams>): Question[] {
+  const questions: Question[] = [];
+  for (const q of Array.isArray(params.questions) ? params.questions : []) {
+    if (!isObject(q) || typeof q.id !== "string") continue;
+    const question: Question = { id: q.id, question: str(q.question) ?? "" };
+    if (str(q.header)) question.header = q.header as string;
+    if (Array.isArray(q.options)) {
+      question.options = q.options.filter(isObject).map((o) => {
+        const option: { label: string; description?: string } = { label: str(o.label) ?? "" };
+        if (str(o.description)) option.description = o.description as string;
+        return option;
+      });
+    }
+    question.multiSelect = false;
+    questions.push(question);
+  }
+  return questions;
+}
+
+export function mapAnswer(answer: UserInputAnswer): ToolRequestUserInputResponse {
+  if ("declined" in answer) return { answers: {} };
+  const answers: ToolRequestUserInputResponse["answers"] = {};
+  for (const [id, value] of Object.entries(answer.answers)) answers[id] = { answers: Array.isArray(value) ? [...value] : [value] };
+  return { answers };
+}
+
+async function userInput(params: unknown, requestId: string, ctx: RequestContext): Promise<ToolRequestUserInputResponse> {
+  const p = (isObject(params) ? params : {}) as Partial<ToolRequestUserInputParams>;
+  return mapAnswer(await ctx.request.ask({ requestId, questions: mapQuestions(p) }));
+}
+
+/** Methods this router answers, checked against the generated union. */
+const HANDLED = [
+  "item/commandExecution/requestApproval",
+  "item/fileChange/requestApproval",
+  "item/permissions/requestApproval",
+  "item/tool/requestUserInput",
+  "mcpServer/elicitation/request",
+  "item/tool/call",
+  "account/chatgptAuthTokens/refresh",
+  "attestation/generate",
+  "applyPatchApproval",
+  "execCommandApproval",
+] as const satisfies readonly ServerRequest["method"][];
+type Handled = (typeof HANDLED)[number];
+// Fails to compile when a Codex upgrade adds a server request this router does not name.
+const _exhaustive: Exclude<ServerRequest["method"], Handled> extends never ? true : never = true;
+void _exhaustive;
+
+/** Answers one server→client request. Throws `JsonRpcError` to send an error reply. */
+export async function answerServerRequest(method: string, params: unknown, requestId: string, ctx: RequestContext): Promise<unknown> {
+  switch (method as Handled) {
+    case "item/commandExecution/requestApproval":
+      return commandApproval(params, requestId, ctx);
+    case "item/fileChange/requestApproval":
+      return fileChangeApproval(params, requestId, ctx);
+    case "item/permissions/requestApproval":
+      return permissionsApproval(params, requestId, ctx);
+    case "applyPatchApproval":
+    case "execCommandApproval":
+      return legacyApproval(method, params, requestId, ctx);
+    case "item/tool/requestUserInput":
+      return userInput(params, requestId, ctx);
+    case "mcpServer/elicitation/request": {
+      const server = isObject(params) ? str(params.serverName) : undefined;
+      await ctx.notice("warning", "mcp_elicitation_declined", `MCP server ${server ?? "(unknown)"} asked for input; agent-adaptor declined it`);
+      return { action: "decline", content: null, _meta: null } satisfies McpServerElicitationRequestResponse;
+    }
+    case "item/tool/call": {
+      const tool = isObject(params) ? str(params.tool) : undefined;
+      await ctx.notice("warning", "dynamic_tool_refused", `Codex called client tool ${tool ?? "(unknown)"}, which this driver never declared`);
+      return {
+        contentItems: [{ type: "inputText", text: "This client declares no dynamic tools." }],
+        success: false,
+      } satisfies DynamicToolCallResponse;
+    }
+    case "account/chatgptAuthTokens/refresh":
+    case "attestation/generate":
+      throw new JsonRpcError(-32601, `agent-adaptor does not provide ${method}`);
+    default:
+      await ctx.notice("warning", "unknown_server_request", `Codex sent an unrecognised request ${method.slice(0, 80)}; it was refused`);
+      throw JsonRpcError.methodNotFound(method);
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * One `codex app-server` process and its JSON-RPC connection: spawn (native binary, scrubbed
+ * environment, own process group), the `initialize` → `initialized` handshake, and routing of the
+ * server's notifications and requests to whoever currently owns the connection (nobody for an
+ * unbound standby, then exactly one run).
+ */
+import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+
+import type { McpServerConfig } from "../../agent/options.js";
+import { AdaptorError, ProviderError, type ProtocolError } from "../../errors/index.js";
+import type { Redactor } from "../../inspect/redact.js";
+import { JsonRpcError, JsonRpcPeer, spawnProcess, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { appServerArgs, childEnv, inheritedEnv, type ResolvedCodexConfig } from "./config.js";
+import { exitFailure } from "./errors.js";
+import type { ResolvedExecutable } from "./executable.js";
+import type { ClientRequest } from "./protocol/ClientRequest.js";
+import type { InitializeParams } from "./protocol/InitializeParams.js";
+import type { InitializeResponse } from "./protocol/InitializeResponse.js";
+
+/** Methods of the generated client→server request union. */
+export type ClientMethod = ClientRequest["method"];
+/** The params type of one client request (`undefined` allowed where the protocol makes them optional). */
+export type ClientParams<M extends ClientMethod> = Extract<ClientRequest, { method: M }>["params"];
+
+/** What Codex reports as the client (`originator` header and User-Agent prefix). */
+export const CLIENT_NAME = "agent_adaptor";
+
+/** Bound on spawn → `initialize` answer; Codex answers in well under a second when healthy. */
+const HANDSHAKE_TIMEOUT_MS = 60_000;
+
+function packageVersion(): string {
+  try {
+    // Three levels up from both src/drivers/codex and dist/drivers/codex.
+    const pkg = createRequire(import.meta.url)("../../../package.json") as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+const CLIENT_VERSION = packageVersion();
+
+/** `agent_adaptor/0.171.0 (Debian 12; x86_64) …` → `0.171.0`. */
+export function versionFromUserAgent(userAgent: unknown): string | undefined {
+  if (typeof userAgent !== "string") return undefined;
+  const match = /^[^/\s]+\/([0-9][^\s(]*)/.exec(userAgent);
+  return match?.[1];
+}
+
+/** Handlers of the run that owns the connection. */
+export interface ConnectionHandlers {
+  onNotification(method: string, params: unknown): void | Promise<void>;
+  onRequest(method: string, params: unknown, id: string, signal: AbortSignal): unknown;
+  onProtocolError(error: ProtocolError, excerpt?: string): void;
+}
+
+export interface OpenOptions {
+  config: ResolvedCodexConfig;
+  executable: ResolvedExecutable | undefined;
+  cwd: string;
+  mcp: readonly McpServerConfig[];
+  redactor: Redactor;
+  signal: AbortSignal;
+  /** Called right after the process started, before the handshake (for process accounting). */
+  onSpawn(connection: CodexConnection): void;
+}
+
+export class CodexConnection {
+  readonly process: ProcessHandle;
+  readonly peer: JsonRpcPeer;
+  /** The `initialize` answer, once the handshake completed. */
+  initialize: InitializeResponse | undefined;
+  /** Spawn → `initialize` answer, in ms. */
+  handshakeMs = 0;
+  #handlers: ConnectionHandlers | undefined;
+  #requestIds = 0;
+  #closing: Promise<void> | undefined;
+
+  private constructor(process: ProcessHandle, redact: (text: string) => string) {
+    this.process = process;
+    this.peer = new JsonRpcPeer({
+      input: process.stdout,
+      output: process.stdin,
+      jsonrpcField: false,
+      redact,
+      onNotification: (method, params) => this.#handlers?.onNotification(method, params),
+      onRequest: (method, params, signal) => {
+        const handlers = this.#handlers;
+        if (handlers === undefined) throw new JsonRpcError(-32601, `no run owns this connection: ${method}`);
+        return handlers.onRequest(method, params, String(this.#requestIds++), signal);
+      },
+      onProtocolError: (error, excerpt) => this.#handlers?.onProtocolError(error, excerpt),
+    });
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  get alive(): boolean {
+    return this.process.exitStatus === undefined && this.#closing === undefined;
+  }
+
+  /** The provider version from the `initialize` user agent. */
+  get providerVersion(): string | undefined {
+    return versionFromUserAgent(this.initialize?.userAgent);
+  }
+
+  /** Spawns `codex app-server` and completes the handshake. */
+  static async open(options: OpenOptions): Promise<CodexConnection> {
+    const { config, executable, signal } = options;
+    signal.throwIfAborted();
+    const { env, tmpDirToCreate } = childEnv(config, executable?.pathDirs ?? []);
+    if (tmpDirToCreate !== undefined) await mkdir(tmpDirToCreate, { recursive: true });
+    const started = performance.now();
+    const process = await spawnProcess({
+      command: executable?.path ?? config.executable ?? "codex",
+      args: appServerArgs(config, options.mcp),
+      cwd: options.cwd,
+      env,
+      inheritEnv: inheritedEnv(config),
+      redactor: options.redactor,
+    });
+    const connection = new CodexConnection(process, (text) => options.redactor.redactText(text));
+    options.onSpawn(connection);
+    try {
+      await connection.#handshake(config, signal);
+      connection.handshakeMs = performance.now() - started;
+      return connection;
+    } catch (error) {
+      await connection.close();
+      if (signal.aborted) throw signal.reason;
+      throw error;
+    }
+  }
+
+  async #handshake(config: ResolvedCodexConfig, signal: AbortSignal): Promise<void> {
+    const params: InitializeParams = {
+      clientInfo: { name: CLIENT_NAME, title: "agent-adaptor", version: CLIENT_VERSION },
+      capabilities: { experimentalApi: config.experimental, requestAttestation: false },
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ProviderError("codex app-server did not answer initialize in time", { code: "timeout", phase: "before_delivery" })),
+        HANDSHAKE_TIMEOUT_MS,
+      );
+    });
+    try {
+      const answer = await Promise.race([this.peer.request<InitializeResponse>("initialize", params, { signal }), timeout]);
+      if (typeof answer !== "object" || answer === null) {
+        throw new ProviderError("codex app-server answered initialize with no result", { code: "malformed_response", phase: "before_delivery" });
+      }
+      this.initialize = answer;
+      await this.peer.notify("initialized");
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (AdaptorError.is(error) && (error.code === "peer_exited" || error.code === "request_cancelled")) {
+        await this.process.stop();
+        throw exitFailure("before answering initialize", this.process.exitStatus, this.process.stderrTail(), "before_delivery", "provider_error");
+      }
+      if (error instanceof JsonRpcError) {
+        throw new ProviderError(`codex app-server refused initialize: ${error.message}`, { code: "provider_error", phase: "before_delivery" });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Makes `handlers` the owner of notifications and server requests. Returns a detach function. */
+  attach(handlers: ConnectionHandlers): () => void {
+    this.#handlers = handlers;
+    return () => {
+      if (this.#handlers === handlers) this.#handlers = undefined;
+    };
+  }
+
+  /** A client request, its method name and params checked against the generated protocol. */
+  request<T, M extends ClientMethod = ClientMethod>(method: M, params: ClientParams<M>, signal?: AbortSignal): Promise<T> {
+    return this.peer.request<T>(method, params, signal ? { signal } : {});
+  }
+
+  /** Resolves when the process has exited. */
+  get exited(): Promise<ProcessExit> {
+    return this.process.exited;
+  }
+
+  /** Stops the peer and the process group. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#handlers = undefined;
+      await this.process.stop();
+      await this.peer.close();
+    })();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Codex failures as typed errors. A failed turn's `codexErrorInfo` becomes a stable code; a
+ * process that dies is reported with a redacted, de-coloured excerpt of its stderr.
+ */
+import { ProviderError, type DeliveryPhase } from "../../errors/index.js";
+import type { CodexErrorInfo } from "./protocol/v2/CodexErrorInfo.js";
+import type { TurnError } from "./protocol/v2/TurnError.js";
+
+/** Longest stderr excerpt put into a message. */
+const EXCERPT_CHARS = 600;
+
+/** Strips ANSI colour codes and keeps the last lines of a stderr tail. */
+export function stderrExcerpt(tail: string, max = EXCERPT_CHARS): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = tail.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "").trim();
+  if (plain.length <= max) return plain;
+  return `…${plain.slice(plain.length - max)}`;
+}
+
+interface Mapped {
+  code: string;
+  retryable: boolean;
+}
+
+const BY_NAME: Record<string, Mapped> = {
+  contextWindowExceeded: { code: "context_window_exceeded", retryable: false },
+  usageLimitExceeded: { code: "usage_limit", retryable: false },
+  sessionBudgetExceeded: { code: "usage_limit", retryable: false },
+  rateLimitExceeded: { code: "rate_limited", retryable: true },
+  unauthorized: { code: "unauthorized", retryable: false },
+  modelNotFound: { code: "model_not_found", retryable: false },
+  httpConnectionFailed: { code: "provider_unreachable", retryable: true },
+  responseStreamConnectionFailed: { code: "provider_unreachable", retryable: true },
+  responseStreamDisconnected: { code: "provider_unreachable", retryable: true },
+  responseTooManyFailedAttempts: { code: "provider_unreachable", retryable: true },
+  internalServerError: { code: "provider_error", retryable: true },
+  serverOverloaded: { code: "provider_overloaded", retryable: true },
+  flexUnavailable: { code: "provider_overloaded", retryable: true },
+  policyCapacityUnavailable: { code: "provider_overloaded", retryable: true },
+  badRequest: { code: "provider_error", retryable: false },
+  cyberPolicy: { code: "policy_violation", retryable: false },
+  bioPolicy: { code: "policy_violation", retryable: false },
+  misalignmentPolicyViolation: { code: "policy_violation", retryable: false },
+  inferenceHookDenied: { code: "policy_violation", retryable: false },
+  tooManyDenials: { code: "too_many_denials", retryable: false },
+  sandboxError: { code: "sandbox_error", retryable: false },
+  threadRollbackFailed: { code: "provider_error", retryable: false },
+  activeTurnNotSteerable: { code: "provider_error", retryable: false },
+};
+
+/** The variant name of a `codexErrorInfo` (`"unauthorized"`, `{httpConnectionFailed: …}` → its key). */
+export function errorInfoName(info: CodexErrorInfo | null | undefined): string | undefined {
+  if (typeof info === "string") return info;
+  if (typeof info === "object" && info !== null) return Object.keys(info)[0];
+  return undefined;
+}
+
+function httpStatusOf(info: CodexErrorInfo | null | undefined): number | undefined {
+  if (typeof info !== "object" || info === null) return undefined;
+  const inner = Object.values(info)[0] as { httpStatusCode?: unknown } | undefined;
+  return typeof inner?.httpStatusCode === "number" ? inner.httpStatusCode : undefined;
+}
+
+/** Code and retryability of a failed turn. Unknown variants are `provider_error`. */
+export function mapErrorInfo(info: CodexErrorInfo | null | undefined): Mapped {
+  const status = httpStatusOf(info);
+  if (status === 401 || status === 403) return { code: "unauthorized", retryable: false };
+  if (status === 429) return { code: "rate_limited", retryable: true };
+  const name = errorInfoName(info);
+  return (name !== undefined ? BY_NAME[name] : undefined) ?? { code: "provider_error", retryable: false };
+}
+
+/** The error a failed turn becomes. */
+export function turnFailure(error: Partial<TurnError> | null | undefined, phase: DeliveryPhase): ProviderError {
+  const mapped = mapErrorInfo(error?.codexErrorInfo);
+  const message = typeof error?.message === "string" && error.message !== "" ? error.message : "the Codex turn failed";
+  const details = typeof error?.additionalDetails === "string" && error.additionalDetails !== "" ? ` (${error.additionalDetails})` : "";
+  return new ProviderError(`codex: ${message}${details}`, { code: mapped.code, retryable: mapped.retryable, phase });
+}
+
+/** The error for a process that exited when it should not have. */
+export function exitFailure(
+  what: string,
+  exit: { code: number | null; signal: string | null } | undefined,
+  stderrTail: string,
+  phase: DeliveryPhase,
+  code = "provider_exited",
+): ProviderError {
+  const status = exit === undefined ? "" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;
+  const excerpt = stderrExcerpt(stderrTail);
+  return new ProviderError(`codex app-server exited ${what}${status}${excerpt ? `: ${excerpt}` : ""}`, { code, retryable: false, phase });
+}

@@ -1,0 +1,485 @@
+/**
+ * Codex notifications → canonical events, for one turn of one thread. Every method of the
+ * generated `ServerNotification` union is named below, mapped or deliberately ignored, so a Codex
+ * upgrade that adds one fails to compile here; a method the generated types do not know (a newer
+ * server) becomes a `notice`, never a crash. Payloads are parsed leniently: missing fields are
+ * skipped, unknown ones ignored.
+ */
+import type { DriverEvent, PlanEntry, Provenance } from "../../events/types.js";
+import type { Usage } from "../../events/usage.js";
+import { TextAccumulator } from "../../events/text-accumulator.js";
+import type { ServerNotification } from "./protocol/ServerNotification.js";
+import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";
+import type { ThreadTokenUsage } from "./protocol/v2/ThreadTokenUsage.js";
+import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown.js";
+import type { Turn } from "./protocol/v2/Turn.js";
+import type { TurnError } from "./protocol/v2/TurnError.js";
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+type Method = ServerNotification["method"];
+type ParamsOf<M extends Method> = Extract<ServerNotification, { method: M }>["params"];
+
+/** How a turn ended, as `turn/completed` reported it. */
+export interface TurnOutcome {
+  turn: Partial<Turn>;
+  /** The last fatal `error` notification (`willRetry: false`) before it, if any. */
+  fatal?: Partial<TurnError>;
+}
+
+const PROVIDER = "codex";
+
+function provenance(event: string, itemId?: string): Provenance {
+  return itemId === undefined ? { provider: PROVIDER, event } : { provider: PROVIDER, event, itemId };
+}
+
+/** `TokenUsageBreakdown` → canonical keys; only numbers Codex sent. */
+function breakdown(b: Partial<TokenUsageBreakdown> | undefined, prefix: "" | "cumulative_"): Usage {
+  const out: Usage = {};
+  if (!isObject(b)) return out;
+  const set = (key: string, value: unknown) => {
+    const n = num(value);
+    if (n !== undefined) (out as Record<string, number>)[`${prefix}${key}`] = n;
+  };
+  set("input_tokens", b.inputTokens);
+  set("output_tokens", b.outputTokens);
+  set("total_tokens", b.totalTokens);
+  set("cached_input_tokens", b.cachedInputTokens);
+  set("cache_creation_input_tokens", b.cacheWriteInputTokens);
+  set("reasoning_output_tokens", b.reasoningOutputTokens);
+  return out;
+}
+
+/** `thread/tokenUsage/updated`: `last` is the latest model request, `total` the thread's native cumulative snapshot. */
+export function mapUsage(tokenUsage: Partial<ThreadTokenUsage> | undefined): Usage {
+  if (!isObject(tokenUsage)) return {};
+  const usage: Usage = { ...breakdown(tokenUsage.last, ""), ...breakdown(tokenUsage.total, "cumulative_") };
+  const window = num(tokenUsage.modelContextWindow);
+  if (window !== undefined) usage.context_size = window;
+  return usage;
+}
+
+const PLAN_STATUS: Record<string, PlanEntry["status"]> = { pending: "pending", inProgress: "in_progress", completed: "completed" };
+
+const TOOL_STATUS: Record<string, "completed" | "failed" | "declined" | "cancelled"> = {
+  completed: "completed",
+  failed: "failed",
+  declined: "declined",
+  inProgress: "cancelled",
+};
+
+function changeKind(change: FileUpdateChange | Json): string | undefined {
+  return isObject(change.kind) ? str(change.kind.type) : undefined;
+}
+
+type Emit = (event: DriverEvent) => Promise<void>;
+type Handler<M extends Method> = (mapper: TurnMapper, params: Partial<ParamsOf<M>>) => Promise<void> | void;
+type HandlerTable = { [M in Method]: Handler<M> | null };
+
+/** The state of one turn and the mapping of its notifications. */
+export class TurnMapper {
+  readonly emit: Emit;
+  /** The Codex thread this run is bound to; notifications of other threads are dropped. */
+  threadId: string | undefined;
+  /** Agent-message text by item id, from deltas, until the item completes. */
+  readonly #messages = new Map<string, TextAccumulator>();
+  readonly #reasoning = new Map<string, { stream: "summary" | "raw"; part: number; hasText: boolean }>();
+  readonly #toolsStarted = new Set<string>();
+  readonly #fileChanges = new Map<string, FileUpdateChange[]>();
+  #lastFileChange: string | undefined;
+  /** Completed agent messages of this turn, in order, with their phase. */
+  readonly completedMessages: { id: string; text: string; phase?: string }[] = [];
+  usage: Usage | undefined;
+  turnDiff: string | undefined;
+  #fatal: Partial<TurnError> | undefined;
+  #resolveOutcome!: (outcome: TurnOutcome) => void;
+  /** Resolves with `turn/completed`. */
+  readonly outcome: Promise<TurnOutcome>;
+  #done = false;
+
+  constructor(emit: Emit) {
+    this.emit = emit;
+    this.outcome = new Promise((resolve) => (this.#resolveOutcome = resolve));
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  fileChanges(itemId: string): FileUpdateChange[] | undefined {
+    return this.#fileChanges.get(itemId);
+  }
+
+  notice(level: "info" | "warning", code: string, message: string, event?: string): Promise<void> {
+    return this.emit({ type: "notice", level, code, message, ...(event ? { provenance: provenance(event) } : {}) });
+  }
+
+  /** Maps one notification. Unknown methods become an `unknown_notification` notice. */
+  handle(method: string, params: unknown): Promise<void> | void {
+    if (this.#done) return;
+    if (!Object.hasOwn(HANDLERS, method)) {
+      return this.notice("info", "unknown_notification", `codex sent an unrecognised notification ${method.slice(0, 80)}`, method.slice(0, 80));
+    }
+    const handler = HANDLERS[method as Method] as Handler<Method> | null;
+    if (handler === null) return;
+    const p = isObject(params) ? params : {};
+    const threadId = str(p.threadId);
+    if (threadId !== undefined && this.threadId !== undefined && threadId !== this.threadId) return;
+    return handler(this, p as Partial<ParamsOf<Method>>);
+  }
+
+  // --- items -----------------------------------------------------------------------------------
+
+  async itemStarted(item: unknown): Promise<void> {
+    if (!isObject(item)) return;
+    const id = str(item.id);
+    if (id === undefined) return;
+    switch (item.type) {
+      case "commandExecution": {
+        const command = str(item.command) ?? "command";
+        await this.#toolStarted(id, "command", command, { command, cwd: str(item.cwd) });
+        break;
+      }
+      case "fileChange": {
+        const changes = Array.isArray(item.changes) ? (item.changes.filter(isObject) as unknown as FileUpdateChange[]) : [];
+        this.#fileChanges.set(id, changes);
+        this.#lastFileChange = id;
+        const paths = changes.map((c) => str(c.path)).filter((p): p is string => p !== undefined);
+        await this.#toolStarted(id, "file_change", paths.length > 0 ? `Edit ${paths.join(", ")}` : "Edit files", {
+          changes: changes.map((c) => ({ path: str(c.path), kind: changeKind(c) })),
+        });
+        break;
+      }
+      case "mcpToolCall":
+        await this.#toolStarted(id, "mcp", `${str(item.server) ?? "mcp"}/${str(item.tool) ?? "tool"}`, item.arguments);
+        break;
+      case "dynamicToolCall":
+        await this.#toolStarted(id, "other", str(item.tool) ?? "tool", item.arguments);
+        break;
+      case "collabAgentToolCall":
+        await this.#toolStarted(id, "subagent", str(item.tool) ?? "agent", { prompt: str(item.prompt), model: str(item.model) });
+        break;
+      case "subAgentActivity":
+        await this.#toolStarted(id, "subagent", str(item.kind) ?? "sub-agent", { model: str(item.model) });
+        break;
+      case "webSearch":
+        await this.#toolStarted(id, "web_search", str(item.query) || "web search", { query: str(item.query) });
+        break;
+      case "imageView":
+        // The path may be a per-run input's local path: never put it in an event.
+        await this.#toolStarted(id, "read", "View an image", undefined);
+        break;
+      case "imageGeneration":
+        await this.#toolStarted(id, "other", "Generate an image", undefined);
+        break;
+      default:
+        break;
+    }
+  }
+
+  async itemCompleted(item: unknown): Promise<void> {
+    if (!isObject(item)) return;
+    const id = str(item.id);
+    if (id === undefined) return;
+    switch (item.type) {
+      case "agentMessage": {
+        const text = str(item.text) ?? this.#messages.get(id)?.toString() ?? "";
+        this.#messages.delete(id);
+        const phase = str(item.phase);
+        this.completedMessages.push(phase === undefined ? { id, text } : { id, text, phase });
+        await this.emit({ type: "message.completed", itemId: id, text, provenance: provenance("item/completed", id) });
+        break;
+      }
+      case "reasoning": {
+        const summary = Array.isArray(item.summary) ? item.summary.filter((s): s is string => typeof s === "string") : [];
+        const content = Array.isArray(item.content) ? item.content.filter((s): s is string => typeof s === "string") : [];
+        const streamed = this.#reasoning.get(id);
+        this.#reasoning.delete(id);
+        const text = streamed?.stream === "raw" ? content.join("\n\n") : summary.length > 0 ? summary.join("\n\n") : content.join("\n\n");
+        if (text !== "" || streamed !== undefined) {
+          await this.emit({ type: "reasoning.completed", itemId: id, text, provenance: provenance("item/completed", id) });
+        }
+        break;
+      }
+      case "commandExecution": {
+        await this.#ensureStarted(item, id);
+        const exitCode = num(item.exitCode);
+        const output = str(item.aggregatedOutput);
+        await this.emit({
+          type: "tool.completed",
+          callId: id,
+          status: TOOL_STATUS[str(item.status) ?? ""] ?? "completed",
+          ...(output !== undefined ? { output } : {}),
+          ...(exitCode !== undefined ? { exitCode } : {}),
+          provenance: provenance("item/completed", id),
+        });
+        break;
+      }
+      case "fileChange": {
+        const changes = Array.isArray(item.changes) ? (item.changes.filter(isObject) as unknown as FileUpdateChange[]) : this.#fileChanges.get(id) ?? [];
+        this.#fileChanges.set(id, changes);
+        await this.#ensureStarted(item, id);
+        const diff = changes.map((c) => str(c.diff)).filter((d): d is string => d !== undefined && d !== "").join("\n");
+        await this.emit({
+          type: "tool.completed",
+          callId: id,
+          status: TOOL_STATUS[str(item.status) ?? ""] ?? "completed",
+          ...(diff !== "" ? { diff } : {}),
+          provenance: provenance("item/completed", id),
+        });
+        break;
+      }
+      case "mcpToolCall": {
+        await this.#ensureStarted(item, id);
+        const error = isObject(item.error) ? str(item.error.message) : undefined;
+        const content = isObject(item.result) && Array.isArray(item.result.content) ? item.result.content : [];
+        const text = content.map((c) => (isObject(c) ? str(c.text) : undefined)).filter((t): t is string => t !== undefined).join("\n");
+        const output = error ?? (text !== "" ? text : undefined);
+        await this.emit({
+          type: "tool.completed",
+          callId: id,
+          status: error !== undefined ? "failed" : TOOL_STATUS[str(item.status) ?? ""] ?? "completed",
+          ...(output !== undefined ? { output } : {}),
+          provenance: provenance("item/completed", id),
+        });
+        break;
+      }
+      case "dynamicToolCall":
+      case "collabAgentToolCall":
+      case "subAgentActivity":
+      case "webSearch":
+      case "imageView":
+      case "imageGeneration": {
+        await this.#ensureStarted(item, id);
+        const success = item.success;
+        const status = success === false ? "failed" : TOOL_STATUS[str(item.status) ?? ""] ?? "completed";
+        await this.emit({ type: "tool.completed", callId: id, status, provenance: provenance("item/completed", id) });
+        break;
+      }
+      case "contextCompaction":
+        await this.notice("info", "context_compacted", "Codex compacted the conversation context", "item/completed");
+        break;
+      case "enteredReviewMode":
+      case "exitedReviewMode":
+        await this.notice("info", String(item.type) === "enteredReviewMode" ? "review_started" : "review_finished", str(item.review) ?? "", "item/completed");
+        break;
+      default:
+        break;
+    }
+  }
+
+  async #toolStarted(id: string, kind: "command" | "file_change" | "mcp" | "web_search" | "subagent" | "read" | "other", title: string, input: unknown): Promise<void> {
+    if (this.#toolsStarted.has(id)) return;
+    this.#toolsStarted.add(id);
+    await this.emit({
+      type: "tool.started",
+      callId: id,
+      kind,
+      title,
+      ...(input !== undefined ? { input } : {}),
+      provenance: provenance("item/started", id),
+    });
+  }
+
+  /** A completion without a start (e.g. the start was emitted before this run attached) still gets one. */
+  async #ensureStarted(item: Json, id: string): Promise<void> {
+    if (!this.#toolsStarted.has(id)) await this.itemStarted(item);
+  }
+
+  // --- deltas ----------------------------------------------------------------------------------
+
+  async messageDelta(itemId: string | undefined, delta: string | undefined): Promise<void> {
+    if (itemId === undefined || delta === undefined || delta === "") return;
+    let acc = this.#messages.get(itemId);
+    if (acc === undefined) this.#messages.set(itemId, (acc = new TextAccumulator()));
+    acc.append(delta);
+    await this.emit({ type: "message.delta", itemId, text: delta, provenance: provenance("item/agentMessage/delta", itemId) });
+  }
+
+  async reasoningDelta(itemId: string | undefined, delta: string | undefined, stream: "summary" | "raw", part?: number): Promise<void> {
+    if (itemId === undefined || delta === undefined || delta === "") return;
+    let state = this.#reasoning.get(itemId);
+    if (state === undefined) this.#reasoning.set(itemId, (state = { stream, part: 0, hasText: false }));
+    // One item streams either its summary or its raw content; the other is not mixed in.
+    if (state.stream !== stream) return;
+    let text = delta;
+    if (stream === "summary" && part !== undefined && part > state.part) {
+      // Summary parts are joined with a blank line, as in the completed item.
+      if (state.hasText) text = `\n\n${delta}`;
+      state.part = part;
+    }
+    state.hasText = true;
+    const event = stream === "summary" ? "item/reasoning/summaryTextDelta" : "item/reasoning/textDelta";
+    await this.emit({ type: "reasoning.delta", itemId, text, provenance: provenance(event, itemId) });
+  }
+
+  async toolOutput(itemId: string | undefined, delta: string | undefined, event: string): Promise<void> {
+    if (itemId === undefined || delta === undefined || delta === "") return;
+    if (!this.#toolsStarted.has(itemId)) return;
+    await this.emit({ type: "tool.updated", callId: itemId, output: delta, provenance: provenance(event, itemId) });
+  }
+
+  async patchUpdated(itemId: string | undefined, changes: unknown): Promise<void> {
+    if (itemId === undefined || !Array.isArray(changes)) return;
+    const list = changes.filter(isObject) as unknown as FileUpdateChange[];
+    this.#fileChanges.set(itemId, list);
+    const diff = list.map((c) => str(c.diff)).filter((d): d is string => d !== undefined && d !== "").join("\n");
+    if (diff !== "" && this.#toolsStarted.has(itemId)) {
+      await this.emit({ type: "tool.updated", callId: itemId, diff, provenance: provenance("item/fileChange/patchUpdated", itemId) });
+    }
+  }
+
+  async diffUpdated(diff: string | undefined): Promise<void> {
+    if (diff === undefined) return;
+    this.turnDiff = diff;
+    // The aggregated diff of the turn is attached to the latest file change it belongs to.
+    if (this.#lastFileChange !== undefined && diff !== "") {
+      await this.emit({ type: "tool.updated", callId: this.#lastFileChange, diff, provenance: provenance("turn/diff/updated") });
+    }
+  }
+
+  async planUpdated(plan: unknown): Promise<void> {
+    if (!Array.isArray(plan)) return;
+    const entries: PlanEntry[] = plan
+      .filter(isObject)
+      .map((s) => ({ text: str(s.step) ?? "", status: PLAN_STATUS[str(s.status) ?? ""] ?? "pending" }));
+    await this.emit({ type: "plan.updated", entries, provenance: provenance("turn/plan/updated") });
+  }
+
+  async usageUpdated(tokenUsage: unknown): Promise<void> {
+    const usage = mapUsage(tokenUsage as Partial<ThreadTokenUsage>);
+    if (Object.keys(usage).length === 0) return;
+    this.usage = usage;
+    await this.emit({ type: "usage.observed", usage, provenance: provenance("thread/tokenUsage/updated") });
+  }
+
+  async error(params: Partial<ParamsOf<"error">>): Promise<void> {
+    const error = isObject(params.error) ? (params.error as Partial<TurnError>) : undefined;
+    const message = str(error?.message) ?? "Codex reported an error";
+    if (params.willRetry === true) {
+      await this.notice("warning", "provider_retry", message, "error");
+      return;
+    }
+    this.#fatal = error ?? { message };
+  }
+
+  turnCompleted(turn: unknown): void {
+    if (!isObject(turn)) return;
+    this.#done = true;
+    this.#resolveOutcome(this.#fatal === undefined ? { turn: turn as Partial<Turn> } : { turn: turn as Partial<Turn>, fatal: this.#fatal });
+  }
+
+  /** The turn's answer: the final-answer message if Codex marked one, else the last message. */
+  finalText(summaryItems: unknown): string {
+    if (Array.isArray(summaryItems)) {
+      const summary = summaryItems.filter((i): i is Json => isObject(i) && i.type === "agentMessage" && typeof i.text === "string");
+      const last = summary.at(-1);
+      if (last) return last.text as string;
+    }
+    const finals = this.completedMessages.filter((m) => m.phase === "final_answer");
+    return (finals.at(-1) ?? this.completedMessages.at(-1))?.text ?? "";
+  }
+}
+
+const warn = (code: string) => (m: TurnMapper, params: object) => {
+  const p = params as Json;
+  const text = str(p.message) ?? str(p.summary) ?? "";
+  const details = str(p.details);
+  return m.notice("warning", code, details ? `${text} (${details})` : text);
+};
+
+/** Every notification of the generated protocol: a mapping, or `null` for "known, nothing to report". */
+const HANDLERS: HandlerTable = {
+  error: (m, p) => m.error(p),
+  "thread/started": null,
+  "thread/status/changed": null,
+  "thread/readState/changed": null,
+  "thread/archived": null,
+  "thread/deleted": null,
+  "thread/unarchived": null,
+  "thread/closed": null,
+  "thread/reverted": null,
+  "skills/changed": null,
+  "thread/name/updated": null,
+  "thread/section/changed": null,
+  "thread/attachment/updated": null,
+  "thread/goal/updated": null,
+  "thread/prediction/updated": null,
+  "thread/goal/cleared": null,
+  "thread/queue/changed": null,
+  "project/changed": null,
+  "thread/project/updated": null,
+  "thread/environment/connected": null,
+  "thread/environment/disconnected": null,
+  "thread/settings/updated": null,
+  "thread/tokenUsage/updated": (m, p) => m.usageUpdated(p.tokenUsage),
+  "turn/started": null,
+  "hook/started": null,
+  "turn/completed": (m, p) => m.turnCompleted(p.turn),
+  "hook/completed": null,
+  "turn/diff/updated": (m, p) => m.diffUpdated(str(p.diff)),
+  "turn/plan/updated": (m, p) => m.planUpdated(p.plan),
+  "item/started": (m, p) => m.itemStarted(p.item),
+  "item/autoApprovalReview/started": null,
+  "item/autoApprovalReview/completed": null,
+  "autoApprovalReview/strictReviewRequired": null,
+  "item/completed": (m, p) => m.itemCompleted(p.item),
+  "rawResponseItem/completed": null,
+  "rawResponse/completed": null,
+  "item/agentMessage/delta": (m, p) => m.messageDelta(str(p.itemId), str(p.delta)),
+  "item/plan/delta": null,
+  "command/exec/outputDelta": null,
+  "process/outputDelta": null,
+  "thread/search/partial": null,
+  "process/exited": null,
+  "item/commandExecution/outputDelta": (m, p) => m.toolOutput(str(p.itemId), str(p.delta), "item/commandExecution/outputDelta"),
+  "item/commandExecution/terminalInteraction": null,
+  "item/fileChange/outputDelta": (m, p) => m.toolOutput(str(p.itemId), str(p.delta), "item/fileChange/outputDelta"),
+  "item/fileChange/patchUpdated": (m, p) => m.patchUpdated(str(p.itemId), p.changes),
+  "serverRequest/resolved": null,
+  "item/mcpToolCall/progress": (m, p) => m.toolOutput(str(p.itemId), str(p.message), "item/mcpToolCall/progress"),
+  "mcpServer/oauthLogin/completed": null,
+  "mcpServer/startupStatus/updated": null,
+  "mcpServer/event/stream/notification": null,
+  "account/updated": null,
+  "account/gatewayOAuth/changed": null,
+  "account/rateLimits/updated": null,
+  "app/list/updated": null,
+  "remoteControl/status/changed": null,
+  "externalAgentConfig/import/progress": null,
+  "externalAgentConfig/import/completed": null,
+  "fs/changed": null,
+  "item/reasoning/summaryTextDelta": (m, p) => m.reasoningDelta(str(p.itemId), str(p.delta), "summary", num(p.summaryIndex)),
+  "item/reasoning/summaryPartAdded": null,
+  "item/reasoning/textDelta": (m, p) => m.reasoningDelta(str(p.itemId), str(p.delta), "raw"),
+  "thread/compacted": (m) => m.notice("info", "context_compacted", "Codex compacted the conversation context", "thread/compacted"),
+  "model/rerouted": (m, p) => m.notice("info", "model_rerouted", `Codex rerouted the turn from ${str(p.fromModel) ?? "?"} to ${str(p.toModel) ?? "?"}`, "model/rerouted"),
+  "model/verification": null,
+  "modelProvider/authRecoveryStarted": null,
+  "modelProvider/authRecoveryCompleted": null,
+  "turn/moderationMetadata": null,
+  "model/safetyBuffering/updated": null,
+  warning: warn("codex_warning"),
+  guardianWarning: warn("codex_guardian_warning"),
+  deprecationNotice: (m, p) => m.notice("info", "codex_deprecation", str(p.summary) ?? "", "deprecationNotice"),
+  configWarning: warn("codex_config_warning"),
+  "fuzzyFileSearch/sessionUpdated": null,
+  "fuzzyFileSearch/sessionCompleted": null,
+  "thread/realtime/started": null,
+  "thread/realtime/itemAdded": null,
+  "thread/realtime/item/started": null,
+  "thread/realtime/item/transcript/delta": null,
+  "thread/realtime/item/completed": null,
+  "thread/realtime/transcript/delta": null,
+  "thread/realtime/transcript/done": null,
+  "thread/realtime/outputAudio/delta": null,
+  "thread/realtime/sdp": null,
+  "thread/realtime/error": null,
+  "thread/realtime/closed": null,
+  "windows/worldWritableWarning": warn("codex_world_writable_warning"),
+  "windowsSandbox/setupCompleted": null,
+  "account/login/completed": null,
+};
