@@ -3,6 +3,7 @@
  * the CLI never hard-codes a provider.
  */
 import type { Driver } from "../driver/types.js";
+import { codex } from "../drivers/codex/index.js";
 import { fakeDriver } from "../testing/fake-driver/driver.js";
 
 /** Settings a person can give on the command line; each driver maps what it understands. */
@@ -46,5 +47,12 @@ registerCliDriver("fake", "scripted in-process fake provider (for trying the CLI
             ],
             usage: { input_tokens: 5, output_tokens: 6 },
           },
+  }),
+);
+
+registerCliDriver("codex", "OpenAI Codex through codex app-server (your normal Codex home and login)", (settings) =>
+  codex({
+    ...(settings.executable ? { executable: settings.executable } : {}),
+    ...(settings.model ? { model: settings.model } : {}),
   }),
 );
