@@ -5,6 +5,39 @@
 export { createAgent } from "./agent/agent.js";
 export type { Agent } from "./agent/agent.js";
 export type { RunStream } from "./agent/run-stream.js";
+export type { Thread, ThreadCallOptions } from "./thread/thread.js";
+export type {
+  NewThreadRecord,
+  ThreadCheckpoint,
+  ThreadLease,
+  ThreadListOptions,
+  ThreadRecord,
+  ThreadStore,
+} from "./thread/store.js";
+export { memoryThreadStore } from "./thread/stores/memory.js";
+export type { MemoryThreadStoreOptions } from "./thread/stores/memory.js";
+export { sqliteThreadStore, SQLITE_THREAD_SCHEMA_VERSION } from "./thread/stores/sqlite.js";
+export type { SqliteThreadStore, SqliteThreadStoreOptions } from "./thread/stores/sqlite.js";
+export { postgresThreadStore, POSTGRES_THREAD_SCHEMA_VERSION } from "./thread/stores/postgres.js";
+export type {
+  PostgresClientLike,
+  PostgresPoolLike,
+  PostgresQuery,
+  PostgresQueryResult,
+  PostgresThreadStore,
+  PostgresThreadStoreOptions,
+} from "./thread/stores/postgres.js";
+export { input, InputRef, InputError, DEFAULT_INPUT_LIMITS } from "./input/index.js";
+export type {
+  InputDiagnostic,
+  InputDiagnosticHandler,
+  InputErrorCode,
+  InputErrorDetails,
+  InputOpener,
+  InputOpenerOptions,
+  InputRefOptions,
+  InputSourceStream,
+} from "./input/index.js";
 export type { Result, RawRecord } from "./agent/result.js";
 export type {
   AgentOptions,
@@ -99,6 +132,12 @@ export {
   ConfigError,
   DriverContractError,
   ExecutableNotFoundError,
+  FeatureUnsupportedError,
+  LeaseLostError,
+  ThreadBusyError,
+  ThreadExistsError,
+  ThreadIncompatibleError,
+  ThreadNotFoundError,
   ProtocolError,
   ProviderError,
   RunCancelledError,

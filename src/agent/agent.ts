@@ -2,19 +2,24 @@
  * `createAgent`: an immutable Agent over one configured driver (DESIGN §2–§3, §6–§7). It owns
  * every process its driver starts for it and reclaims them on `close()`.
  */
+import { randomUUID } from "node:crypto";
 import type { Driver, InspectRequest, StandbyHandle } from "../driver/types.js";
 import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
 import { mapInspection } from "../inspect/map.js";
 import { createRedactor } from "../inspect/redact.js";
 import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js";
+import { resolveInputLimits } from "../input/limits.js";
 import { resolveResources } from "../resources/resolve.js";
-import { startExecution, type EffectiveCallOptions, type ExecutionContext } from "./execute.js";
+import { startExecution, type EffectiveCallOptions, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
 import type { AgentOptions, CallOptions } from "./options.js";
 import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
 import type { Result } from "./result.js";
 import type { RunStream } from "./run-stream.js";
 import { checkAgentOptions, checkCallOptions } from "./scope.js";
 import { signatureOf } from "./signature.js";
+import { threadFingerprint } from "../thread/fingerprint.js";
+import { memoryThreadStore } from "../thread/stores/memory.js";
+import { resumeThreadHandle, startThreadHandle, type Thread, type ThreadHost } from "../thread/thread.js";
 
 export interface Agent extends AsyncDisposable {
   readonly driver: DriverInfo;
@@ -25,11 +30,16 @@ export interface Agent extends AsyncDisposable {
   /** `stream()` drained to its result. */
   run(prompt: string, options?: CallOptions): Promise<Result>;
   stream(prompt: string, options?: CallOptions): RunStream;
+  /** Start a durable conversation; `id` may be a host-owned key such as `"tenant-42/issue-123"`. */
+  startThread(options?: { id?: string; metadata?: Record<string, string> }): Promise<Thread>;
+  /** Open a stored conversation; rejects with `ThreadIncompatibleError` before any process starts. */
+  resumeThread(id: string): Promise<Thread>;
   /** Cancel runs and preparation, reclaim every process. Idempotent. */
   close(): Promise<void>;
 }
 
 const DEFAULT_BUFFER_SIZE = 1024;
+const LEASE_TTL_MS = 30_000;
 
 /**
  * Create an Agent. Construction-only options are fixed here; call options may be given per
@@ -48,6 +58,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const info: DriverInfo = { id: descriptor.id, name: descriptor.name, transport: descriptor.transport };
   const workspace = options.workspace ?? process.cwd();
   const resources = resolveResources(options);
+  if (options.inputLimits) resolveInputLimits(options.inputLimits); // invalid limits fail at construction
   const defaults = structuredClone({ ...options.defaults, onApproval: undefined, onUserInput: undefined });
   const handlers = { onApproval: options.defaults?.onApproval, onUserInput: options.defaults?.onUserInput };
   const redactor = createRedactor({ env: process.env });
@@ -55,6 +66,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();
   const activeInspections = new Set<AbortController>();
   let closing: Promise<void> | undefined;
+  const ownsStore = options.threadStore === undefined;
+  const store = options.threadStore ?? memoryThreadStore();
 
   const assertOpen = () => {
     if (closing) throw new AgentClosedError();
@@ -90,6 +103,11 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     resources,
     events: { bufferSize: options.events?.bufferSize ?? DEFAULT_BUFFER_SIZE, overflow: options.events?.overflow ?? "block" },
     redactor,
+    inputs: {
+      capabilities: structuredClone(descriptor.inputs),
+      ...(options.inputLimits ? { limits: { ...options.inputLimits } } : {}),
+      ...(options.onInputDiagnostic ? { onDiagnostic: options.onInputDiagnostic } : {}),
+    },
     claimStandby: (call) => slot.claim(signatureFor(call)),
     track: (run) => {
       activeRuns.add(run);
@@ -125,6 +143,27 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     }
   });
 
+  /** The single entry to execution, for agent and thread runs alike. */
+  const startChecked = (prompt: string, call: CallOptions | undefined, hooks?: ThreadRunHooks): RunStream => {
+    assertOpen();
+    if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
+    checkCallOptions(call);
+    driver.validateConfig();
+    return startExecution(context, prompt, effective(call), call?.signal, hooks);
+  };
+
+  const threadHost: ThreadHost = {
+    store,
+    driverId: info.id,
+    workspace,
+    fingerprint: threadFingerprint(driver, info.id, workspace, resources),
+    forkSupported: descriptor.features.fork === "native",
+    instanceId: `agent_${process.pid}_${randomUUID()}`,
+    leaseTtlMs: LEASE_TTL_MS,
+    start: startChecked,
+    assertOpen,
+  };
+
   const agent: Agent = {
     driver: { ...info },
 
@@ -152,11 +191,15 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     },
 
     stream(prompt, call) {
-      assertOpen();
-      if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
-      checkCallOptions(call);
-      driver.validateConfig();
-      return startExecution(context, prompt, effective(call), call?.signal);
+      return startChecked(prompt, call);
+    },
+
+    startThread(threadOptions) {
+      return startThreadHandle(threadHost, threadOptions);
+    },
+
+    resumeThread(id) {
+      return resumeThreadHandle(threadHost, id);
     },
 
     async run(prompt, call) {
@@ -177,6 +220,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
         await Promise.allSettled(runs.map((run) => run.settled));
         await slot.clear();
         await driver.close();
+        if (ownsStore) await store.close();
       })();
       return closing;
     },

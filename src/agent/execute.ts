@@ -4,7 +4,7 @@
  * approvals and questions, and publishes exactly one terminal event, last.
  */
 import { randomUUID } from "node:crypto";
-import type { Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
+import type { Descriptor, Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
 import {
   AdaptorError,
   DriverContractError,
@@ -17,7 +17,9 @@ import { RunTimeline } from "../events/timeline.js";
 import type { ApprovalDecision, DriverEvent, RunFailure } from "../events/types.js";
 import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
 import type { Redactor } from "../inspect/redact.js";
-import type { ApprovalRequest, CallOptions, EventBufferOptions, Policy, UserInputAnswer, UserInputRequest } from "./options.js";
+import type { InputDiagnosticHandler } from "../input/errors.js";
+import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
+import type { ApprovalRequest, CallOptions, EventBufferOptions, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "./options.js";
 import type { Result } from "./result.js";
 import { RunStreamImpl, type RunStream } from "./run-stream.js";
 
@@ -31,6 +33,8 @@ export interface ExecutionContext {
   resources: ResolvedResources;
   events: Required<EventBufferOptions>;
   redactor: Redactor;
+  /** The driver's static input capabilities and the agent's limits. */
+  inputs: { capabilities: Descriptor["inputs"]; limits?: InputLimits; onDiagnostic?: InputDiagnosticHandler };
   /** Claim the prepared standby for these effective settings, if compatible. */
   claimStandby(options: EffectiveCallOptions): StandbyHandle | undefined;
   /** Register the run so `close()` can cancel it and wait for it. */
@@ -174,9 +178,10 @@ async function runToTerminal(
       }
       if (signal.aborted) by = "cancel";
     } else {
-      // Without a handler nothing may be approved on the host's behalf.
+      // Without a handler nothing may be approved on the host's behalf; say so, never silently.
       decision = { decision: "deny", message: "no approval handler is configured" };
       by = "policy";
+      await timeline.publish({ type: "notice", level: "warning", code: "approval_denied_by_policy", message: "no approval handler is configured; the request was denied" });
     }
     await timeline.publish({ type: "approval.resolved", requestId: request.requestId, decision: redactor.redactValue(decision), by });
     return decision;
@@ -197,11 +202,22 @@ async function runToTerminal(
   };
 
   let standby: StandbyHandle | undefined;
+  let materialized: MaterializedInputs | undefined;
   let response: RunResponse | undefined;
   let thrown: unknown;
   try {
     await timeline.publish({ type: "run.started", driver: driverId, ...(options.model ? { model: options.model } : {}) });
     signal.throwIfAborted();
+    if (options.inputs && options.inputs.length > 0) {
+      // Copied, hashed and checked before any lease, process or prompt.
+      materialized = await materializeInputs(options.inputs, {
+        driverId,
+        capabilities: context.inputs.capabilities,
+        signal,
+        ...(context.inputs.limits ? { limits: context.inputs.limits } : {}),
+        ...(context.inputs.onDiagnostic ? { onDiagnostic: context.inputs.onDiagnostic } : {}),
+      });
+    }
     if (thread) {
       // Lease and checkpoint validation come before any process is claimed or launched.
       binding = await thread.begin(signal, (error) => {
@@ -215,7 +231,7 @@ async function runToTerminal(
     const request: RunRequest = {
       runId: timeline.runId,
       prompt,
-      inputs: [],
+      inputs: materialized ? materialized.inputs.map((resolved) => ({ ...resolved })) : [],
       policy: options.policy,
       workspace: context.workspace,
       resources: context.resources,
@@ -247,7 +263,9 @@ async function runToTerminal(
   } catch (error) {
     thrown = error;
   } finally {
+    // The driver and its event sources have stopped: its standby and the run's input copies go.
     await standby?.close();
+    await materialized?.dispose();
   }
 
   const phase: DeliveryPhase = delivered ? "after_delivery" : "before_delivery";
@@ -267,6 +285,7 @@ async function runToTerminal(
     : signal.aborted || announced?.type === "run.cancelled"
       ? "cancelled"
       : "completed";
+  if (response?.providerSessionId !== undefined) providerSessionId = response.providerSessionId;
   if (thread && binding) {
     try {
       await thread.end({ runId: timeline.runId, status, ...(providerSessionId !== undefined ? { providerSessionId } : {}) });

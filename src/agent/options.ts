@@ -5,6 +5,9 @@
  * `ConfigError` with code `option_scope`.
  */
 import type { ApprovalDecision, ApprovalOption, Question } from "../events/types.js";
+import type { ThreadStore } from "../thread/store.js";
+import type { InputDiagnosticHandler } from "../input/errors.js";
+import type { InputRef } from "../input/refs.js";
 
 /** A JSON Schema document. */
 export type JsonSchema = { [key: string]: unknown };
@@ -87,6 +90,11 @@ export interface CallDefaults {
 /** Options of one `run()` / `stream()` call. */
 export interface CallOptions extends CallDefaults {
   signal?: AbortSignal;
+  /**
+   * Per-run images, files and audio (`input.fromPath`, `input.fromFS`, `input.fromOpener`).
+   * Call-only: there is no default. They follow the prompt, in order.
+   */
+  inputs?: readonly InputRef[];
 }
 
 /** Construction-only options of {@link createAgent}. */
@@ -98,8 +106,13 @@ export interface AgentOptions {
   tools?: ToolDeclaration[];
   skills?: SkillRef[];
   mcp?: McpServerConfig[];
+  /** Where threads are kept. Default: an in-memory store owned (and closed) by the agent. */
+  threadStore?: ThreadStore;
   events?: EventBufferOptions;
+  /** Limits of per-run inputs; zero or undefined selects the safe default, never unlimited. */
   inputLimits?: InputLimits;
+  /** Receives the detailed cause of an input failure (errors themselves never carry it). */
+  onInputDiagnostic?: InputDiagnosticHandler;
   defaults?: CallDefaults;
 }
 
@@ -122,6 +135,7 @@ export const CONSTRUCTION_ONLY_KEYS: readonly string[] = [
   "threadStore",
   "events",
   "inputLimits",
+  "onInputDiagnostic",
   "defaults",
 ];
 
@@ -135,4 +149,5 @@ export const CALL_OPTION_KEYS: readonly string[] = [
   "outputSchema",
   "spawn",
   "signal",
+  "inputs",
 ];

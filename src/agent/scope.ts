@@ -4,6 +4,8 @@
  */
 import { isAbsolute } from "node:path";
 import { ConfigError } from "../errors/index.js";
+import { InputError } from "../input/errors.js";
+import { InputRef } from "../input/refs.js";
 import { CALL_OPTION_KEYS, CONSTRUCTION_ONLY_KEYS, type AgentOptions, type CallOptions } from "./options.js";
 
 const CONSTRUCTION_KEYS = new Set(CONSTRUCTION_ONLY_KEYS);
@@ -31,6 +33,14 @@ export function checkCallOptions(options: CallOptions | undefined): void {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new ConfigError("signal must be an AbortSignal");
   }
+  if (options.inputs !== undefined) {
+    if (!Array.isArray(options.inputs)) throw new InputError("input_invalid", "inputs must be an array of input references");
+    options.inputs.forEach((ref, index) => {
+      if (!(ref instanceof InputRef)) {
+        throw new InputError("input_invalid", "inputs must be created with input.fromPath, input.fromFS or input.fromOpener", { index });
+      }
+    });
+  }
 }
 
 export function checkAgentOptions(options: AgentOptions | undefined): void {
@@ -50,6 +60,10 @@ export function checkAgentOptions(options: AgentOptions | undefined): void {
   }
   if (options.workspace !== undefined && (typeof options.workspace !== "string" || !isAbsolute(options.workspace))) {
     throw new ConfigError("workspace must be an absolute path");
+  }
+  const store = options.threadStore as unknown as Record<string, unknown> | undefined;
+  if (store !== undefined && ["create", "get", "acquireLease", "saveCheckpoint", "close"].some((m) => typeof store?.[m] !== "function")) {
+    throw new ConfigError("threadStore must implement ThreadStore");
   }
   const events = options.events;
   if (events?.bufferSize !== undefined && (!Number.isInteger(events.bufferSize) || events.bufferSize < 1)) {

@@ -163,3 +163,12 @@ export class ThreadIncompatibleError extends AdaptorError {
     this.dimensions = dimensions;
   }
 }
+
+/** The driver does not support a feature natively (e.g. fork); nothing is emulated. */
+export class FeatureUnsupportedError extends AdaptorError {
+  readonly feature: string;
+  constructor(feature: string, driver: string) {
+    super("feature_unsupported", `driver ${driver} does not support ${feature}`);
+    this.feature = feature;
+  }
+}

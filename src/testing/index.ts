@@ -6,6 +6,8 @@ export { fakeDriver } from "./fake-driver/driver.js";
 export type { FakeDriver, FakeDriverOptions, FakeDriverProbe } from "./fake-driver/driver.js";
 export type { FakeRunScript, FakeStep } from "./fake-driver/script.js";
 export { runDriverConformance } from "./conformance.js";
+export { runThreadStoreSuite } from "./thread-store-suite.js";
+export type { ThreadStoreSuiteOptions } from "./thread-store-suite.js";
 export type { ConformanceFixtures, ConformanceRunner } from "./conformance.js";
 export {
   startModelServer,
@@ -13,6 +15,13 @@ export {
   parseModelScript,
   loadModelScript,
   modelScriptSchema,
+  turnSchema,
+  matchRuleSchema,
+  replySchema,
+  toolCallSchema,
+  usageSchema,
+  faultSchema,
+  auxiliaryRuleSchema,
   lastUserText,
   systemText,
   readSse,
@@ -28,6 +37,8 @@ export type {
   ModelDialect,
   ModelScript,
   ModelServer,
+  ModelServerCommandArgs,
+  ModelServerCommandIo,
   ModelServerOptions,
   ScriptAuxiliaryRule,
   ScriptFault,

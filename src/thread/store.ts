@@ -11,6 +11,11 @@ export interface ThreadCheckpoint {
   /** Status of the last run that ended. */
   lastStatus?: "completed" | "failed" | "cancelled";
   lastRunId?: string;
+  /**
+   * Set on a fork until its first run: `providerSessionId` is still the parent's, and that run
+   * forks it natively.
+   */
+  forkPending?: boolean;
 }
 
 /** The single-writer lease. `expiresAt` is epoch milliseconds on the store's clock. */
@@ -71,7 +76,8 @@ export interface ThreadStore {
   releaseLease(id: string, owner: string): Promise<void>;
   /**
    * Record progress as the lease holder: provider session id and checkpoint. Rejects with
-   * `LeaseLostError` when `owner` does not hold an unexpired lease. Durable once resolved.
+   * `LeaseLostError` when `owner` does not hold an unexpired lease, and with
+   * `ThreadNotFoundError` for an unknown id. Durable once resolved.
    */
   saveCheckpoint(
     id: string,

@@ -238,3 +238,43 @@ describe("close()", () => {
     expect(driver.probe.calls.close).toBe(1);
   });
 });
+
+describe("standby fallback", () => {
+  it("a standby failing before delivery is replaced by exactly one cold launch", async () => {
+    const base = fakeDriver({ prepare: "ready" });
+    const seen: boolean[] = [];
+    const driver: Driver = {
+      ...base,
+      run: async (req, sink, signal) => {
+        seen.push(req.standby !== undefined);
+        if (req.standby) throw new Error("standby broke");
+        return base.run(req, sink, signal);
+      },
+    };
+    const agent = createAgent(driver);
+    await agent.prepare();
+    const result = await agent.run("x");
+    expect(result.text).toBe("ok");
+    expect(seen).toEqual([true, false]);
+    expect(result.transcript().some((e) => e.type === "notice" && e.code === "standby_fallback")).toBe(true);
+    await agent.close();
+  });
+
+  it("never relaunches after the prompt may have been delivered", async () => {
+    const base = fakeDriver({ prepare: "ready" });
+    let runs = 0;
+    const driver: Driver = {
+      ...base,
+      run: async (req) => {
+        runs++;
+        req.markDelivered();
+        throw new Error("died after delivery");
+      },
+    };
+    const agent = createAgent(driver);
+    await agent.prepare();
+    await expect(agent.run("x")).rejects.toMatchObject({ phase: "after_delivery" });
+    expect(runs).toBe(1);
+    await agent.close();
+  });
+});

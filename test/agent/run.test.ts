@@ -216,7 +216,8 @@ describe("approvals and questions", () => {
     const agent = createAgent(fakeDriver({ script: approvalScript }));
     const events = await collect(agent.stream("x"));
     expect(events.find((e) => e.type === "approval.resolved")).toMatchObject({ decision: { decision: "deny" }, by: "policy" });
-    expect(events.find((e) => e.type === "notice")).toMatchObject({ message: "decision: deny" });
+    const notices = events.filter((e) => e.type === "notice").map((e) => (e as { code: string }).code);
+    expect(notices).toEqual(["approval_denied_by_policy", "fake_approval"]);
     await agent.close();
   });
 

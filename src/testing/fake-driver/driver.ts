@@ -3,7 +3,8 @@
  * (and each standby) is a real `node` child speaking NDJSON, so cancellation, reaping and
  * backpressure are exercised for real.
  */
-import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
+import { readFile } from "node:fs/promises";
+import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
 import { readJsonLines, spawnProcess, writeJsonLine, type ProcessHandle } from "../../process/index.js";
@@ -25,6 +26,8 @@ export interface FakeDriverOptions {
   prepareBlocks?: boolean;
   /** Native resume and fork of fake sessions (default true); thread runs emit `thread.bound`. */
   threads?: boolean;
+  /** Input capabilities to declare (default: none). Each run reads its inputs' files. */
+  inputs?: Descriptor["inputs"];
 }
 
 /** Call counters and live child pids, for assertions. */
@@ -37,7 +40,12 @@ export interface FakeDriverProbe {
   /** Standbys handed to runs. */
   standbysUsed: number;
   /** Every run request's prompt and thread binding, in order. */
-  runs: { prompt: string; thread?: { id: string; providerSessionId?: string; fork?: boolean } }[];
+  runs: {
+    prompt: string;
+    thread?: { id: string; providerSessionId?: string; fork?: boolean };
+    /** Inputs as delivered, with the bytes the driver read from each `localPath` during the run. */
+    inputs?: (ResolvedInput & { bytes: Buffer })[];
+  }[];
 }
 
 export type FakeDriver = Driver & { probe: FakeDriverProbe };
@@ -67,6 +75,7 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
     id: options.id ?? FAKE_DESCRIPTOR.id,
     transport: options.process ? "ndjson over stdio" : "in-process",
     features: { ...FAKE_DESCRIPTOR.features, ...(threads ? { resume: "native", fork: "native" } : {}) },
+    ...(options.inputs ? { inputs: structuredClone(options.inputs) } : {}),
   };
 
   const spawnChild = async (cwd: string): Promise<ProcessHandle> => {
@@ -111,7 +120,12 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
 
     async run(request, sink, signal) {
       probe.calls.run++;
-      probe.runs.push(request.thread ? { prompt: request.prompt, thread: { ...request.thread } } : { prompt: request.prompt });
+      const record: FakeDriverProbe["runs"][number] = { prompt: request.prompt };
+      if (request.thread) record.thread = { ...request.thread };
+      if (request.inputs.length > 0) {
+        record.inputs = await Promise.all(request.inputs.map(async (input) => ({ ...input, bytes: await readFile(input.localPath) })));
+      }
+      probe.runs.push(record);
       const script = scriptFor(request.prompt);
       let sessionId: string | undefined;
       if (request.thread && threads) {

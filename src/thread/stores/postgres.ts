@@ -1,0 +1,361 @@
+/**
+ * The PostgreSQL thread store (`pg`): for hosts that outgrow one machine. Any number of
+ * processes on any number of hosts share one schema; the lease gives one writer per thread
+ * across all of them.
+ *
+ * Clock: every time the store decides or records — lease expiry, `createdAt`, `updatedAt` — is
+ * taken from the database server's clock (`clock_timestamp()`), never from a host's, so hosts
+ * whose clocks disagree still agree on who holds a lease. `ThreadLease.expiresAt` is epoch
+ * milliseconds on the database clock.
+ *
+ * Atomicity: each lease decision is one conditional `UPDATE … RETURNING`; under PostgreSQL's
+ * row locking, concurrent updates of one row are serialised and each re-checks the condition
+ * against the row the previous one committed, so exactly one contender wins.
+ *
+ * Migrations run when the store connects, under an advisory lock so that hosts starting together
+ * migrate once; every step is idempotent (`IF NOT EXISTS`) and recorded in a version table.
+ */
+import { createHash } from "node:crypto";
+
+import type PgModule from "pg";
+
+import { AdaptorError, ConfigError, LeaseLostError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
+import type { NewThreadRecord, ThreadCheckpoint, ThreadLease, ThreadListOptions, ThreadRecord, ThreadStore } from "../store.js";
+import { checkLimit, checkNewRecord, checkOwner, checkTtl, checkUpdate, storeClosed } from "./common.js";
+
+/** The part of a `pg` query result the store reads. */
+export interface PostgresQueryResult {
+  rows: Record<string, unknown>[];
+  rowCount: number | null;
+}
+
+/** A query as `pg` takes it; a `name` makes it a prepared statement, parsed once per connection. */
+export interface PostgresQuery {
+  text: string;
+  values?: unknown[];
+  name?: string;
+}
+
+/** A connection checked out of a pool (`pg.PoolClient` fits). */
+export interface PostgresClientLike {
+  query(query: PostgresQuery): Promise<PostgresQueryResult>;
+  release(err?: Error | boolean): void;
+}
+
+/** A connection pool (`pg.Pool` fits). The store never ends a pool it was given. */
+export interface PostgresPoolLike {
+  query(query: PostgresQuery): Promise<PostgresQueryResult>;
+  connect(): Promise<PostgresClientLike>;
+}
+
+export interface PostgresThreadStoreOptions {
+  /** A `postgres://` URL; the store creates (and on `close()` ends) its own pool. */
+  connectionString?: string;
+  /** An existing pool to use instead; it stays open after `close()`. */
+  pool?: PostgresPoolLike;
+  /** The schema holding the store's tables (default `"agent_adaptor"`); created when missing. */
+  schema?: string;
+  /** Connections in the store's own pool (default 10). */
+  maxConnections?: number;
+}
+
+export interface PostgresThreadStore extends ThreadStore {
+  /** The schema holding the tables. */
+  readonly schema: string;
+  /** The schema version the database is at after connecting. */
+  readonly schemaVersion: number;
+}
+
+/** Forward migrations, in order; each is idempotent. Never edit a released entry: append. */
+const MIGRATIONS: readonly ((s: string) => string)[] = [
+  // 1: the threads table.
+  (s) => `
+    CREATE TABLE IF NOT EXISTS ${s}.threads (
+      id                  text PRIMARY KEY,
+      driver              text NOT NULL,
+      fingerprint         text NOT NULL,
+      fingerprint_parts   jsonb NOT NULL,
+      provider_session_id text,
+      workspace           text NOT NULL,
+      checkpoint          jsonb NOT NULL,
+      metadata            jsonb NOT NULL,
+      parent_id           text,
+      lease_owner         text,
+      lease_expires_at    bigint,        -- epoch ms on the database clock
+      created_at          timestamptz NOT NULL,
+      updated_at          timestamptz NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS threads_by_updated ON ${s}.threads (updated_at DESC, id);
+    CREATE INDEX IF NOT EXISTS threads_by_driver ON ${s}.threads (driver, updated_at DESC, id);`,
+];
+
+/** The schema version this code writes. */
+export const POSTGRES_THREAD_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Now, in epoch milliseconds, on the database clock. */
+const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
+/** Now as a timestamp with millisecond precision (what a JavaScript date can hold). */
+const NOW_TS = `date_trunc('milliseconds', clock_timestamp())`;
+const ISO = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const COLUMNS = `id, driver, fingerprint, fingerprint_parts, provider_session_id, workspace, checkpoint, metadata, parent_id, lease_owner, lease_expires_at, ${ISO("created_at")} AS created_at, ${ISO("updated_at")} AS updated_at,
+  ${NOW_MS} AS db_now`;
+
+interface Row {
+  id: string;
+  driver: string;
+  fingerprint: string;
+  fingerprint_parts: Record<string, string>;
+  provider_session_id: string | null;
+  workspace: string;
+  checkpoint: ThreadCheckpoint;
+  metadata: Record<string, string>;
+  parent_id: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  db_now: string;
+}
+
+function toRecord(raw: Record<string, unknown>): ThreadRecord {
+  const row = raw as unknown as Row;
+  const record: ThreadRecord = {
+    id: row.id,
+    driver: row.driver,
+    fingerprint: row.fingerprint,
+    fingerprintParts: row.fingerprint_parts,
+    workspace: row.workspace,
+    checkpoint: row.checkpoint,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.provider_session_id !== null) record.providerSessionId = row.provider_session_id;
+  if (row.parent_id !== null) record.parentId = row.parent_id;
+  if (row.lease_owner !== null && row.lease_expires_at !== null && Number(row.lease_expires_at) > Number(row.db_now)) {
+    record.lease = { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) };
+  }
+  return record;
+}
+
+function quoteSchema(schema: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError("postgresThreadStore: schema must be a plain identifier (letters, digits, underscore)");
+  }
+  return `"${schema}"`;
+}
+
+async function migrate(pool: PostgresPoolLike, schema: string): Promise<number> {
+  const s = quoteSchema(schema);
+  const connection = await pool.connect();
+  const client = { query: (text: string, values?: unknown[]) => connection.query({ text, values: values ?? [] }) };
+  let broken: Error | undefined;
+  try {
+    // One migrator per schema at a time, across every host; released with the session if the
+    // connection dies.
+    await client.query(`SELECT pg_advisory_lock(hashtextextended($1, 0))`, [`agent-adaptor/threads/${schema}`]);
+    try {
+      const exists = await client.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
+      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+           version    integer PRIMARY KEY,
+           applied_at timestamptz NOT NULL DEFAULT now()
+         )`,
+      );
+      const { rows } = await client.query(`SELECT coalesce(max(version), 0) AS version FROM ${s}.schema_migrations`);
+      let version = Number(rows[0]?.version ?? 0);
+      if (version > MIGRATIONS.length) {
+        throw new AdaptorError(
+          "store_schema_newer",
+          `the thread schema is at version ${version}, newer than this version of agent-adaptor understands (${MIGRATIONS.length})`,
+        );
+      }
+      for (; version < MIGRATIONS.length; version++) {
+        await client.query("BEGIN");
+        try {
+          await client.query(MIGRATIONS[version]!(s));
+          await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1) ON CONFLICT (version) DO NOTHING`, [
+            version + 1,
+          ]);
+          await client.query("COMMIT");
+        } catch (err) {
+          await client.query("ROLLBACK").catch(() => undefined);
+          throw err;
+        }
+      }
+      return version;
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [`agent-adaptor/threads/${schema}`]).catch((err: Error) => {
+        broken = err;
+      });
+    }
+  } finally {
+    connection.release(broken ?? false);
+  }
+}
+
+/**
+ * Connect to PostgreSQL, bring the store's schema up to date, and return the store. Give either
+ * `connectionString` (the store owns its pool) or `pool` (the host owns it).
+ */
+export async function postgresThreadStore(options: PostgresThreadStoreOptions): Promise<PostgresThreadStore> {
+  const schema = options.schema ?? "agent_adaptor";
+  const s = quoteSchema(schema);
+  if ((options.connectionString === undefined) === (options.pool === undefined)) {
+    throw new ConfigError("postgresThreadStore: give exactly one of connectionString and pool");
+  }
+  let pool: PostgresPoolLike;
+  let ownPool: PgModule.Pool | undefined;
+  if (options.pool !== undefined) {
+    pool = options.pool;
+  } else {
+    const imported = (await import("pg")) as unknown as { default?: typeof PgModule } & typeof PgModule;
+    const pg = imported.default ?? imported;
+    ownPool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.maxConnections ?? 10,
+      // A checkpoint is acknowledged only after the server has flushed its WAL, whatever the
+      // database's default is.
+      options: "-c synchronous_commit=on",
+    });
+    // An idle connection that drops (server restart) is replaced on the next query; without a
+    // listener the pool's error event would end the process.
+    ownPool.on("error", () => undefined);
+    pool = ownPool as unknown as PostgresPoolLike;
+  }
+
+  let schemaVersion: number;
+  try {
+    schemaVersion = await migrate(pool, schema);
+  } catch (err) {
+    await ownPool?.end().catch(() => undefined);
+    throw err;
+  }
+
+  const t = `${s}.threads`;
+  let closed = false;
+  // Every statement is prepared once per connection: its name is derived from its text (which
+  // includes the schema), so stores on different schemas sharing a pool never collide.
+  const names = new Map<string, string>();
+  const query = async (text: string, values: unknown[]): Promise<PostgresQueryResult> => {
+    if (closed) throw storeClosed();
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `agent_adaptor_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return pool.query({ name, text, values });
+  };
+  const exists = async (id: string): Promise<boolean> => (await query(`SELECT 1 FROM ${t} WHERE id = $1`, [id])).rowCount === 1;
+
+  return {
+    schema,
+    get schemaVersion() {
+      return schemaVersion;
+    },
+
+    async create(input: NewThreadRecord): Promise<ThreadRecord> {
+      const f = checkNewRecord(input);
+      const { rows } = await query(
+        `INSERT INTO ${t} (id, driver, fingerprint, fingerprint_parts, provider_session_id, workspace, checkpoint, metadata,
+           parent_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${NOW_TS}, ${NOW_TS})
+         ON CONFLICT (id) DO NOTHING
+         RETURNING ${COLUMNS}`,
+        [
+          f.id,
+          f.driver,
+          f.fingerprint,
+          JSON.stringify(f.fingerprintParts),
+          f.providerSessionId ?? null,
+          f.workspace,
+          JSON.stringify(f.checkpoint),
+          JSON.stringify(f.metadata),
+          f.parentId ?? null,
+        ],
+      );
+      if (rows[0] === undefined) throw new ThreadExistsError();
+      return toRecord(rows[0]);
+    },
+
+    async get(id: string): Promise<ThreadRecord | undefined> {
+      const { rows } = await query(`SELECT ${COLUMNS} FROM ${t} WHERE id = $1`, [id]);
+      return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    },
+
+    async list(listOptions: ThreadListOptions = {}): Promise<ThreadRecord[]> {
+      const limit = checkLimit(listOptions.limit);
+      const { rows } =
+        listOptions.driver === undefined
+          ? await query(`SELECT ${COLUMNS} FROM ${t} ORDER BY updated_at DESC, id LIMIT $1`, [limit])
+          : await query(`SELECT ${COLUMNS} FROM ${t} WHERE driver = $1 ORDER BY updated_at DESC, id LIMIT $2`, [
+              listOptions.driver,
+              limit,
+            ]);
+      return rows.map(toRecord);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const { rowCount } = await query(`DELETE FROM ${t} WHERE id = $1 AND (lease_owner IS NULL OR lease_expires_at <= ${NOW_MS})`, [id]);
+      if (rowCount === 1) return true;
+      if (!(await exists(id))) return false;
+      throw new ThreadBusyError();
+    },
+
+    async acquireLease(id: string, owner: string, ttlMs: number): Promise<ThreadLease | undefined> {
+      checkOwner(owner);
+      const ttl = checkTtl(ttlMs);
+      // A contender blocked on the row lock re-evaluates the WHERE clause against the winner's
+      // committed row, and clock_timestamp() is read when the row is (re)checked.
+      const { rows } = await query(
+        `UPDATE ${t} SET lease_owner = $2, lease_expires_at = ${NOW_MS} + $3
+         WHERE id = $1 AND (lease_owner IS NULL OR lease_expires_at <= ${NOW_MS} OR lease_owner = $2)
+         RETURNING lease_expires_at`,
+        [id, owner, ttl],
+      );
+      if (rows[0] !== undefined) return { owner, expiresAt: Number(rows[0].lease_expires_at) };
+      if (!(await exists(id))) throw new ThreadNotFoundError();
+      return undefined;
+    },
+
+    async renewLease(id: string, owner: string, ttlMs: number): Promise<boolean> {
+      const ttl = checkTtl(ttlMs);
+      const { rowCount } = await query(
+        `UPDATE ${t} SET lease_expires_at = ${NOW_MS} + $3
+         WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > ${NOW_MS}`,
+        [id, owner, ttl],
+      );
+      return rowCount === 1;
+    },
+
+    async releaseLease(id: string, owner: string): Promise<void> {
+      await query(`UPDATE ${t} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2`, [id, owner]);
+    },
+
+    async saveCheckpoint(
+      id: string,
+      owner: string,
+      update: { providerSessionId?: string; checkpoint: ThreadCheckpoint },
+    ): Promise<ThreadRecord> {
+      const { checkpoint, providerSessionId } = checkUpdate(update);
+      const { rows } = await query(
+        `UPDATE ${t} SET checkpoint = $3,
+           provider_session_id = COALESCE($4, provider_session_id),
+           updated_at = greatest(${NOW_TS}, updated_at)
+         WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > ${NOW_MS}
+         RETURNING ${COLUMNS}`,
+        [id, owner, JSON.stringify(checkpoint), providerSessionId ?? null],
+      );
+      if (rows[0] !== undefined) return toRecord(rows[0]);
+      if (!(await exists(id))) throw new ThreadNotFoundError();
+      throw new LeaseLostError();
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await ownPool?.end();
+    },
+  };
+}

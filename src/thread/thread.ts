@@ -1,0 +1,238 @@
+/**
+ * `Thread`: a durable conversation (DESIGN §8). Its runs go through the one execution path with
+ * hooks that take the single-writer lease and validate the checkpoint before anything launches,
+ * renew the lease while the run lives, and save the checkpoint before the terminal event.
+ */
+import { randomUUID } from "node:crypto";
+import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "../agent/execute.js";
+import type { CallOptions } from "../agent/options.js";
+import type { Result } from "../agent/result.js";
+import type { RunStream } from "../agent/run-stream.js";
+import {
+  ConfigError,
+  FeatureUnsupportedError,
+  LeaseLostError,
+  ThreadBusyError,
+  ThreadIncompatibleError,
+  ThreadNotFoundError,
+} from "../errors/index.js";
+import { differingDimensions, type ThreadFingerprint } from "./fingerprint.js";
+import type { ThreadCheckpoint, ThreadRecord, ThreadStore } from "./store.js";
+
+/** Call options of a thread run. */
+export interface ThreadCallOptions extends CallOptions {
+  /** Wait for a busy thread's lease until this signal aborts, instead of failing with `thread_busy`. */
+  waitForLease?: AbortSignal;
+}
+
+export interface Thread {
+  readonly id: string;
+  run(prompt: string, options?: ThreadCallOptions): Promise<Result>;
+  stream(prompt: string, options?: ThreadCallOptions): RunStream;
+  /** A new thread continuing from this one's checkpoint, through the provider's native fork. */
+  fork(options?: { id?: string; metadata?: Record<string, string> }): Promise<Thread>;
+  /** A snapshot of the stored record. */
+  info(): Promise<ThreadRecord>;
+}
+
+/** What a thread needs from its agent. */
+export interface ThreadHost {
+  store: ThreadStore;
+  driverId: string;
+  workspace: string;
+  fingerprint: ThreadFingerprint;
+  forkSupported: boolean;
+  /** Unique per Agent instance: lease owners are `<instance>/<run id>`. */
+  instanceId: string;
+  leaseTtlMs: number;
+  /** Validates and merges call options, then starts a run through the single execution path. */
+  start(prompt: string, options: CallOptions | undefined, hooks: ThreadRunHooks): RunStream;
+  assertOpen(): void;
+}
+
+const LEASE_POLL_MS = 100;
+
+export function newThreadId(): string {
+  return `thr_${randomUUID()}`;
+}
+
+/** Throws unless the record was made by this driver under a compatible configuration. */
+export function assertCompatible(host: ThreadHost, record: ThreadRecord): void {
+  if (record.driver !== host.driverId) throw new ThreadIncompatibleError(["driver"]);
+  if (record.fingerprint !== host.fingerprint.value) {
+    const differing = differingDimensions(record.fingerprintParts ?? {}, host.fingerprint.parts);
+    throw new ThreadIncompatibleError(differing.length > 0 ? differing : ["fingerprint"]);
+  }
+}
+
+export class ThreadHandle implements Thread {
+  readonly id: string;
+  readonly #host: ThreadHost;
+
+  constructor(host: ThreadHost, id: string) {
+    this.#host = host;
+    this.id = id;
+  }
+
+  async run(prompt: string, options?: ThreadCallOptions): Promise<Result> {
+    const stream = this.stream(prompt, options);
+    for await (const _event of stream) {
+      // Draining lets the run progress under the `block` overflow policy.
+    }
+    return stream.result;
+  }
+
+  stream(prompt: string, options?: ThreadCallOptions): RunStream {
+    this.#host.assertOpen();
+    const { waitForLease, ...call } = options ?? {};
+    if (waitForLease !== undefined && !(waitForLease instanceof AbortSignal)) {
+      throw new ConfigError("waitForLease must be an AbortSignal");
+    }
+    return this.#host.start(prompt, call, this.#hooks(waitForLease));
+  }
+
+  async info(): Promise<ThreadRecord> {
+    const record = await this.#host.store.get(this.id);
+    if (!record) throw new ThreadNotFoundError();
+    return record;
+  }
+
+  async fork(options: { id?: string; metadata?: Record<string, string> } = {}): Promise<Thread> {
+    this.#host.assertOpen();
+    const parent = await this.info();
+    assertCompatible(this.#host, parent);
+    if (parent.providerSessionId !== undefined && !this.#host.forkSupported) {
+      throw new FeatureUnsupportedError("fork", this.#host.driverId);
+    }
+    const checkpoint: ThreadCheckpoint = { ...parent.checkpoint };
+    if (parent.providerSessionId !== undefined) checkpoint.forkPending = true;
+    const record = await this.#host.store.create({
+      id: options.id ?? newThreadId(),
+      driver: parent.driver,
+      fingerprint: parent.fingerprint,
+      fingerprintParts: parent.fingerprintParts,
+      workspace: parent.workspace,
+      metadata: { ...parent.metadata, ...options.metadata },
+      parentId: parent.id,
+      checkpoint,
+      ...(parent.providerSessionId !== undefined ? { providerSessionId: parent.providerSessionId } : {}),
+    });
+    return new ThreadHandle(this.#host, record.id);
+  }
+
+  #hooks(waitForLease: AbortSignal | undefined): ThreadRunHooks {
+    const host = this.#host;
+    const id = this.id;
+    let owner = "";
+    let checkpoint: ThreadCheckpoint = { turns: 0 };
+    let renewal: NodeJS.Timeout | undefined;
+
+    return {
+      threadId: id,
+
+      async begin(signal, onLost): Promise<ThreadBinding> {
+        const before = await host.store.get(id);
+        if (!before) throw new ThreadNotFoundError();
+        assertCompatible(host, before);
+        owner = `${host.instanceId}/${randomUUID()}`;
+        while (!(await host.store.acquireLease(id, owner, host.leaseTtlMs))) {
+          if (!waitForLease || waitForLease.aborted) throw new ThreadBusyError();
+          await pause(LEASE_POLL_MS, signal, waitForLease);
+          signal.throwIfAborted();
+        }
+        try {
+          // Re-read under the lease: the previous writer may have advanced the checkpoint.
+          const record = await host.store.get(id);
+          if (!record) throw new ThreadNotFoundError();
+          checkpoint = { ...record.checkpoint };
+          const binding: ThreadBinding = { id };
+          if (record.providerSessionId !== undefined) binding.providerSessionId = record.providerSessionId;
+          if (record.checkpoint.forkPending && record.parentId !== undefined) {
+            const parent = await host.store.get(record.parentId);
+            if (parent && parent.checkpoint.turns !== record.checkpoint.turns) {
+              // Forking the parent's session now would include turns taken after fork().
+              throw new ThreadIncompatibleError(["parent_checkpoint"]);
+            }
+            binding.fork = true;
+          }
+          renewal = setInterval(() => {
+            host.store.renewLease(id, owner, host.leaseTtlMs).then(
+              (held) => held || onLost(new LeaseLostError()),
+              () => onLost(new LeaseLostError("the thread lease could not be renewed")),
+            );
+          }, Math.max(10, Math.floor(host.leaseTtlMs / 3)));
+          renewal.unref();
+          return binding;
+        } catch (error) {
+          await host.store.releaseLease(id, owner);
+          throw error;
+        }
+      },
+
+      async bound(providerSessionId) {
+        if (checkpoint.forkPending) delete checkpoint.forkPending;
+        await host.store.saveCheckpoint(id, owner, { providerSessionId, checkpoint });
+      },
+
+      async end(outcome) {
+        clearInterval(renewal);
+        const next: ThreadCheckpoint = {
+          turns: checkpoint.turns + (outcome.status === "completed" ? 1 : 0),
+          lastStatus: outcome.status,
+          lastRunId: outcome.runId,
+        };
+        // A fork whose first run never bound a new session still points at its parent's.
+        if (checkpoint.forkPending && outcome.providerSessionId === undefined) next.forkPending = true;
+        try {
+          const update: { providerSessionId?: string; checkpoint: ThreadCheckpoint } = { checkpoint: next };
+          if (outcome.providerSessionId !== undefined) update.providerSessionId = outcome.providerSessionId;
+          await host.store.saveCheckpoint(id, owner, update);
+        } finally {
+          await host.store.releaseLease(id, owner);
+        }
+      },
+    };
+  }
+}
+
+function pause(ms: number, ...signals: AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      for (const s of signals) s.removeEventListener("abort", done);
+      resolve();
+    }
+    for (const s of signals) s.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** Open an existing thread, checking compatibility before any process starts. */
+export async function resumeThreadHandle(host: ThreadHost, id: string): Promise<Thread> {
+  host.assertOpen();
+  const record = await host.store.get(id);
+  if (!record) throw new ThreadNotFoundError();
+  assertCompatible(host, record);
+  return new ThreadHandle(host, id);
+}
+
+/** Create a new thread record. */
+export async function startThreadHandle(
+  host: ThreadHost,
+  options: { id?: string; metadata?: Record<string, string> } = {},
+): Promise<Thread> {
+  host.assertOpen();
+  if (options.id !== undefined && (typeof options.id !== "string" || options.id.length === 0 || options.id.length > 512)) {
+    throw new ConfigError("a thread id is a non-empty string of at most 512 characters");
+  }
+  const record = await host.store.create({
+    id: options.id ?? newThreadId(),
+    driver: host.driverId,
+    fingerprint: host.fingerprint.value,
+    fingerprintParts: host.fingerprint.parts,
+    workspace: host.workspace,
+    metadata: { ...options.metadata },
+    checkpoint: { turns: 0 },
+  });
+  return new ThreadHandle(host, record.id);
+}
