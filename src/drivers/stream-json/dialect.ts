@@ -1,0 +1,74 @@
+/**
+ * Where Claude Code and CodeBuddy Code differ on the stream-json control protocol. The shared
+ * core (process, turn mapping, permissions, run, inspect, standby) asks the dialect and never
+ * branches on a driver id. Each difference is a named member, tested on its own.
+ */
+import type { Descriptor, InspectResponse } from "../../driver/types.js";
+import type { ApprovalDecision } from "../../events/types.js";
+import type { Evidence } from "../../inspect/types.js";
+import type { ProviderBinding, SettingSource } from "./config.js";
+import type { EvidenceClock } from "./observe.js";
+import type { StreamJsonProcess } from "./process.js";
+import type { CanUseToolRequest, Json, ResultLine } from "./wire.js";
+
+/** Claude Code permission modes the driver uses (CodeBuddy accepts the same names). */
+export type PermissionMode = "default" | "dontAsk";
+
+/** What the inspection mapping gets besides the initialize reply. */
+export interface InspectContext {
+  process: StreamJsonProcess;
+  clock: EvidenceClock;
+  executable: string;
+  signal: AbortSignal;
+  /** Secrets the driver already knows (the provider key). */
+  knownSecrets: readonly string[];
+}
+
+export interface StreamJsonDialect {
+  /** Driver id and provenance provider name. */
+  readonly id: string;
+  readonly name: string;
+  /** Evidence and descriptor transport, e.g. `"claude stream-json"`. */
+  readonly transport: string;
+  readonly inputs: Descriptor["inputs"];
+  readonly features: Descriptor["features"];
+
+  /** The executable used when the config names none. */
+  defaultExecutable(): string;
+  /** A version read next to the executable when the protocol does not report one. */
+  executableVersion?(executable: string): string | undefined;
+
+  /** Host variables the child may see (its own settings, proxies); everything else is scrubbed. */
+  readonly inheritEnv: readonly string[];
+  /** Variables the driver sets unless the config's `env` overrides them. */
+  readonly defaultEnv: Readonly<Record<string, string>>;
+  /** Variable holding the config dir, and its default relative to HOME. */
+  readonly configDirEnv: string;
+  readonly defaultConfigDirName: string;
+  /** Child variables for a provider binding, and inherited credentials they replace. */
+  providerEnv(binding: ProviderBinding, key: string | undefined): Record<string, string | undefined>;
+
+  /** Arguments selecting the stream-json protocol. */
+  readonly protocolArgs: readonly string[];
+  /** Arguments routing permission prompts to the host (`can_use_tool`). */
+  permissionArgs(mode: PermissionMode): string[];
+  settingSourcesArgs(sources: readonly SettingSource[]): string[];
+
+  /** The zero-prompt `initialize` request; `hasPrompt` when a user message will follow on this process. */
+  initializeRequest(options: { appendSystemPrompt?: string; hasPrompt?: boolean }): { subtype: "initialize" } & Json;
+  /** Maps the initialize reply (plus any further read-only calls) into inspection panels. */
+  inspect(reply: Json, initEvidence: Evidence, context: InspectContext): Promise<InspectResponse>;
+
+  /** The `control_response` payload answering `can_use_tool`. */
+  permissionAnswer(decision: ApprovalDecision, request: CanUseToolRequest, updatedInput?: Json): Json;
+  /** True when control requests fail until the first turn has opened a session. */
+  readonly controlNeedsSession: boolean;
+  /** True when `can_use_tool` may arrive before the assistant message that holds the tool call. */
+  readonly permissionBeforeToolUse: boolean;
+  /** The cost a result reports, or undefined when it reports none. */
+  costOf(result: ResultLine): number | undefined;
+  /** Directory name under `<configDir>/projects` for sessions started in `cwd`. */
+  projectSlug(cwd: string): string;
+  /** A failure code for an error result (e.g. `auth_required`), when recognisable. */
+  failureCode(result: ResultLine, assistantError: string | undefined): { code: string; retryable: boolean } | undefined;
+}

@@ -1,0 +1,120 @@
+/**
+ * Starts and tracks the CLI processes of one driver: the child environment (scrubbed, quietened,
+ * provider credentials only here), the command line, the zero-prompt `initialize`, and the set of
+ * live processes that `close()` reaps.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { createRedactor, type Redactor } from "../../inspect/redact.js";
+import { buildArgs, commandFor, type LaunchSettings } from "./argv.js";
+import { providerKey, type StreamJsonDriverConfig } from "./config.js";
+import type { StreamJsonDialect } from "./dialect.js";
+import { StreamJsonProcess } from "./process.js";
+import type { Json } from "./wire.js";
+
+/** How long a CLI may take to answer `initialize` (CodeBuddy loads a 16 MB bundle first). */
+export const INITIALIZE_TIMEOUT_MS = 120_000;
+
+export class Launcher {
+  readonly dialect: StreamJsonDialect;
+  readonly config: StreamJsonDriverConfig;
+  readonly executable: string;
+  readonly redactor: Redactor;
+  readonly #live = new Set<StreamJsonProcess>();
+  readonly #secrets: string[];
+
+  constructor(dialect: StreamJsonDialect, config: StreamJsonDriverConfig, executable: string) {
+    this.dialect = dialect;
+    this.config = config;
+    this.executable = executable;
+    const key = providerKey(config);
+    this.#secrets = key === undefined ? [] : [key];
+    this.redactor = createRedactor({ env: process.env, secrets: this.#secrets });
+  }
+
+  /** Secrets the driver put into the child's environment. */
+  get secrets(): string[] {
+    return [...this.#secrets];
+  }
+
+  /** Registers a secret learned at run time (e.g. a key the CLI echoed). */
+  addSecret(secret: string): void {
+    if (this.#secrets.includes(secret)) return;
+    this.#secrets.push(secret);
+    this.redactor.addSecret(secret);
+  }
+
+  /** Literal-only redaction for model output, where secret-shaped patterns are legitimate text. */
+  redactLiterals(text: string): string {
+    let out = text;
+    for (const secret of this.#secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
+    return out;
+  }
+
+  /** The child's explicit variables: quietening defaults, config dir, provider binding, then the config's `env`. */
+  childEnv(): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = { ...this.dialect.defaultEnv };
+    if (this.config.configDir !== undefined) env[this.dialect.configDirEnv] = this.config.configDir;
+    if (this.config.provider !== undefined) Object.assign(env, this.dialect.providerEnv(this.config.provider, providerKey(this.config)));
+    return { ...env, ...this.config.env };
+  }
+
+  /** Where the CLI keeps its sessions, when it can be known. */
+  configDir(): string | undefined {
+    const name = this.dialect.configDirEnv;
+    const explicit = this.config.configDir ?? this.config.env?.[name] ?? process.env[name];
+    if (explicit) return explicit;
+    const home = this.config.env?.HOME ?? process.env.HOME ?? safeHomedir();
+    return home ? join(home, this.dialect.defaultConfigDirName) : undefined;
+  }
+
+  /** Pids of every process this driver started that has not been reaped. */
+  livePids(): number[] {
+    return [...this.#live].map((p) => p.pid);
+  }
+
+  async start(cwd: string, launch: LaunchSettings): Promise<StreamJsonProcess> {
+    const { command, prefix } = commandFor(this.executable);
+    const proc = await StreamJsonProcess.start({
+      command,
+      args: [...prefix, ...buildArgs(this.dialect, this.config, launch)],
+      cwd,
+      env: this.childEnv(),
+      inheritEnv: this.dialect.inheritEnv,
+      redactor: this.redactor,
+    });
+    this.#live.add(proc);
+    void proc.ended.then(() => this.#live.delete(proc));
+    return proc;
+  }
+
+  /** Sends the zero-prompt `initialize` and resolves with its reply. */
+  initialize(proc: StreamJsonProcess, options: { appendSystemPrompt?: string; hasPrompt?: boolean; signal?: AbortSignal }): Promise<Json> {
+    const request = this.dialect.initializeRequest({
+      ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
+      ...(options.hasPrompt ? { hasPrompt: true } : {}),
+    });
+    return proc.request(request, { timeoutMs: INITIALIZE_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) });
+  }
+
+  /** Closes stdin and lets the CLI exit on its own for up to `graceMs`, then stops the group. */
+  async retire(proc: StreamJsonProcess, graceMs = 3_000): Promise<void> {
+    proc.closeInput();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([proc.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    await proc.stop();
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.#live].map((proc) => proc.stop()));
+  }
+}
+
+function safeHomedir(): string | undefined {
+  try {
+    return homedir();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,59 @@
+/** Inspection panels both dialects read the same way. */
+import type { Evidence, McpReport, NativeCommandInfo, Observation } from "../../inspect/types.js";
+import { AdaptorError } from "../../errors/index.js";
+import type { InspectContext } from "./dialect.js";
+import { callFailed } from "./inspect.js";
+import { observed, unavailable, unsupported } from "./observe.js";
+import { isObject, str } from "./wire.js";
+
+/** `initialize.commands` → commands. Names lose a leading `/` (CodeBuddy writes one, Claude does not). */
+export function commandsPanel(commands: unknown, evidence: Evidence[]): Observation<NativeCommandInfo[]> {
+  if (!Array.isArray(commands)) return unavailable("malformed_response", "initialize reported no command list", evidence);
+  const value: NativeCommandInfo[] = [];
+  for (const entry of commands) {
+    if (!isObject(entry)) continue;
+    const name = str(entry.name)?.replace(/^\//, "");
+    if (!name) continue;
+    const command: NativeCommandInfo = { name };
+    const description = str(entry.description);
+    if (description) command.description = description;
+    const hint = str(entry.argumentHint);
+    if (hint) command.argumentHint = hint;
+    value.push(command);
+  }
+  return observed(value, evidence);
+}
+
+/** `mcp_status` → MCP servers; a CLI that does not know the request reports the panel unsupported. */
+export async function mcpPanel(context: InspectContext): Promise<Observation<McpReport>> {
+  const call = await context.clock.measure("mcp_status", () => context.process.request({ subtype: "mcp_status" }, { signal: context.signal, timeoutMs: 30_000 }));
+  context.signal.throwIfAborted();
+  if ("error" in call) {
+    if (AdaptorError.is(call.error) && call.error.code === "control_error" && /unknown|unsupported/i.test(call.error.message)) {
+      return unsupported("this CLI does not answer mcp_status", [call.evidence]);
+    }
+    return callFailed(call.error, call.evidence);
+  }
+  const servers = Array.isArray(call.value.mcpServers) ? call.value.mcpServers.filter(isObject) : undefined;
+  if (!servers) return unavailable("malformed_response", "mcp_status reported no server list", [call.evidence]);
+  return observed(
+    {
+      servers: servers.map((s) => {
+        const server: McpReport["servers"][number] = { name: str(s.name) ?? "", status: str(s.status) ?? "unknown" };
+        if (Array.isArray(s.tools)) server.tools = s.tools.filter(isObject).map((t) => str(t.name) ?? "").filter(Boolean);
+        return server;
+      }),
+    },
+    [call.evidence],
+  );
+}
+
+export const NO_SKILLS = "initialize does not list skills apart from commands";
+export const NO_QUOTA = "the headless protocol reports no quota without a conversation";
+export const NO_PROFILE = "the headless protocol has no profile";
+
+export function notLoggedIn<T>(driver: string, evidence: Evidence[]): Observation<T> {
+  return unavailable("auth_required", `${driver} is not signed in and has no API key`, evidence);
+}
+
+export { unsupported };

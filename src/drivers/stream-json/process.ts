@@ -1,0 +1,224 @@
+/**
+ * One CLI process speaking stream-json: spawned in its own process group with a scrubbed
+ * environment, read line by line with backpressure, with host→CLI control requests correlated to
+ * their responses. Everything that is not a control response is handed, in order, to the one
+ * attached consumer; awaiting the consumer pauses reading (and so the child's stdout).
+ */
+import { randomBytes } from "node:crypto";
+import { ProtocolError, ProviderError } from "../../errors/index.js";
+import type { Redactor } from "../../inspect/redact.js";
+import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { isObject, str, type ControlRequestLine, type Json } from "./wire.js";
+
+/** What the reader hands to the consumer. */
+export type Incoming =
+  | { kind: "message"; message: Json }
+  | { kind: "malformed"; code: string; message: string };
+
+export type Consumer = (item: Incoming) => void | Promise<void>;
+
+export interface StartOptions {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  inheritEnv: readonly string[];
+  redactor: Redactor;
+}
+
+/** Lines read before a consumer attached; a standby should receive none, so this stays tiny. */
+const MAX_BACKLOG = 256;
+
+interface Pending {
+  subtype: string;
+  resolve: (response: Json) => void;
+  reject: (error: Error) => void;
+}
+
+export class StreamJsonProcess {
+  readonly #handle: ProcessHandle;
+  readonly #pending = new Map<string, Pending>();
+  readonly #backlog: Incoming[] = [];
+  readonly #ended: Promise<ProcessExit>;
+  #consumer: Consumer | undefined;
+  #exit: ProcessExit | undefined;
+  #counter = 0;
+  readonly #idPrefix = randomBytes(4).toString("hex");
+
+  private constructor(handle: ProcessHandle) {
+    this.#handle = handle;
+    this.#ended = this.#read();
+    // A reader failure never becomes an unhandled rejection; it surfaces as `ended`.
+    this.#ended.catch(() => undefined);
+  }
+
+  /** Starts the CLI. Rejects fast with `ExecutableNotFoundError` when it cannot be started. */
+  static async start(options: StartOptions): Promise<StreamJsonProcess> {
+    const handle = await spawnProcess({
+      command: options.command,
+      args: options.args,
+      cwd: options.cwd,
+      env: options.env,
+      inheritEnv: options.inheritEnv,
+      redactor: options.redactor,
+    });
+    return new StreamJsonProcess(handle);
+  }
+
+  get pid(): number {
+    return this.#handle.pid;
+  }
+
+  /** False once stdout ended or the process exited. */
+  get alive(): boolean {
+    return this.#exit === undefined && this.#handle.exitStatus === undefined;
+  }
+
+  /** Resolves once stdout has ended and the process has exited; never rejects. */
+  get ended(): Promise<ProcessExit> {
+    return this.#ended;
+  }
+
+  stderrTail(): string {
+    return this.#handle.stderrTail();
+  }
+
+  /** Sets the consumer of every non-control line, replaying what arrived before. */
+  async attach(consumer: Consumer | undefined): Promise<void> {
+    this.#consumer = consumer;
+    if (!consumer) return;
+    while (this.#backlog.length > 0 && this.#consumer === consumer) await consumer(this.#backlog.shift()!);
+  }
+
+  /** Writes one line. Rejects with `peer_exited` when the CLI's input is closed. */
+  send(line: unknown): Promise<void> {
+    return writeJsonLine(this.#handle.stdin, line);
+  }
+
+  /**
+   * Sends a control request and resolves with the response payload. Rejects with a
+   * `ProviderError` for an error response (`control_error`), on exit, on abort and on timeout.
+   */
+  request(request: { subtype: string } & Json, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Json> {
+    const id = `req_${this.#idPrefix}_${++this.#counter}`;
+    const line: ControlRequestLine = { type: "control_request", request_id: id, request };
+    return new Promise<Json>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const cleanup = () => {
+        this.#pending.delete(id);
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+      };
+      const onAbort = () => {
+        cleanup();
+        void this.send({ type: "control_cancel_request", request_id: id }).catch(() => undefined);
+        reject(options.signal!.reason);
+      };
+      if (options.signal?.aborted) return reject(options.signal.reason);
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          cleanup();
+          reject(new ProviderError(`the CLI did not answer ${request.subtype} within ${options.timeoutMs} ms`, { code: "timeout", retryable: true }));
+        }, options.timeoutMs);
+      }
+      this.#pending.set(id, {
+        subtype: request.subtype,
+        resolve: (value) => (cleanup(), resolve(value)),
+        reject: (error) => (cleanup(), reject(error)),
+      });
+      if (this.#exit !== undefined) return this.#pending.get(id)?.reject(this.#exitError(request.subtype));
+      this.send(line).catch((error: unknown) => this.#pending.get(id)?.reject(asError(error)));
+    });
+  }
+
+  /** Answers a request the CLI sent. Failures (the CLI is gone) are ignored. */
+  async respond(requestId: string, response: Json): Promise<void> {
+    await this.send({ type: "control_response", response: { subtype: "success", request_id: requestId, response } }).catch(() => undefined);
+  }
+
+  async respondError(requestId: string, error: string): Promise<void> {
+    await this.send({ type: "control_response", response: { subtype: "error", request_id: requestId, error } }).catch(() => undefined);
+  }
+
+  /** Closes stdin; the CLI finishes what it is doing and exits. */
+  closeInput(): void {
+    try {
+      this.#handle.stdin.end();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /** Stdin close → SIGTERM to the group → SIGKILL; resolves once everything is reaped. */
+  async stop(graceMs?: number): Promise<void> {
+    await this.#handle.stop(graceMs === undefined ? {} : { graceMs });
+    await this.#ended;
+  }
+
+  async #read(): Promise<ProcessExit> {
+    try {
+      for await (const frame of readJsonLines(this.#handle.stdout)) {
+        if (frame.kind === "error") {
+          await this.#deliver({ kind: "malformed", code: frame.error.code, message: frame.error.message });
+          continue;
+        }
+        const message = frame.value;
+        if (!isObject(message)) {
+          await this.#deliver({ kind: "malformed", code: "protocol_error", message: "a stdout line is not a JSON object" });
+          continue;
+        }
+        if (message.type === "control_response" && isObject(message.response)) {
+          this.#settle(message.response);
+          continue;
+        }
+        await this.#deliver({ kind: "message", message });
+      }
+    } catch {
+      // The stream failed (destroyed on stop); the exit below says the rest.
+    }
+    const exit = await this.#handle.exited;
+    this.#exit = exit;
+    for (const [, pending] of this.#pending) pending.reject(this.#exitError(pending.subtype));
+    this.#pending.clear();
+    return exit;
+  }
+
+  async #deliver(item: Incoming): Promise<void> {
+    if (this.#consumer) {
+      await this.#consumer(item);
+      return;
+    }
+    if (this.#backlog.length < MAX_BACKLOG) this.#backlog.push(item);
+  }
+
+  #settle(response: Json): void {
+    const id = str(response.request_id);
+    const pending = id === undefined ? undefined : this.#pending.get(id);
+    if (!pending) return;
+    if (response.subtype === "success") {
+      pending.resolve(isObject(response.response) ? response.response : {});
+    } else {
+      const text = str(response.error) ?? "unknown error";
+      pending.reject(new ProviderError(`the CLI refused ${pending.subtype}: ${text}`, { code: "control_error" }));
+    }
+  }
+
+  #exitError(subtype: string): ProviderError {
+    const exit = this.#exit ?? this.#handle.exitStatus;
+    const how = exit ? describeExit(exit) : "closed its output";
+    return new ProviderError(`the CLI ${how} before answering ${subtype}`, {
+      code: "provider_exited",
+      cause: new ProtocolError("the peer exited", "peer_exited"),
+    });
+  }
+}
+
+export function describeExit(exit: ProcessExit): string {
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  return `exited with code ${String(exit.code)}`;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

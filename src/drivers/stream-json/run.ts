@@ -1,0 +1,178 @@
+/**
+ * One run = one turn in one CLI process: take the prepared standby or start (and initialize) a
+ * process — resuming or forking the thread's session when it has one — write the user line, map
+ * what the CLI says until its `result`, answer its permission requests, and retire the process.
+ * Cancellation sends `interrupt`, waits briefly for the CLI to wind down, then reaps the group;
+ * core publishes the single `run.cancelled`.
+ */
+import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
+import { ConfigError, ProviderError } from "../../errors/index.js";
+import { mcpProblems } from "./argv.js";
+import { isFailure, resultFailure } from "./failure.js";
+import type { Launcher } from "./launcher.js";
+import { PermissionBroker } from "./permissions.js";
+import { describeExit, type StreamJsonProcess } from "./process.js";
+import { sessionSlugs } from "./sessions.js";
+import { StreamJsonStandby } from "./standby.js";
+import { TurnMapper } from "./turn.js";
+import { usageOf } from "./usage.js";
+import { buildUserLine } from "./user-message.js";
+import { str, type Json, type ResultLine } from "./wire.js";
+
+/** After `interrupt`, how long the CLI gets to end its turn before the group is stopped. */
+const INTERRUPT_SETTLE_MS = 3_000;
+const INTERRUPT_ANSWER_MS = 2_000;
+const MAX_CHECKED_SLUG = 180;
+
+export async function runTurn(launcher: Launcher, owner: object, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
+  const { dialect } = launcher;
+  signal.throwIfAborted();
+  const unsafeMcp = mcpProblems(request.resources.mcp);
+  if (unsafeMcp.length > 0) {
+    throw new ConfigError(`${dialect.id}: MCP servers with env or headers cannot be passed on the command line: ${unsafeMcp.join(", ")}`);
+  }
+  const ignored = [request.resources.tools.length > 0 ? "host tools" : "", request.resources.skills.length > 0 ? "skills" : ""].filter(Boolean);
+  if (ignored.length > 0) {
+    await sink.emit({ type: "notice", level: "warning", code: "resources_unsupported", message: `${dialect.name} does not receive ${ignored.join(" or ")} from this driver` });
+  }
+  const line = await buildUserLine(request.prompt, request.inputs, {
+    image: request.inputs.length > 0 ? (dialect.inputs.image.mediaTypes ?? []) : [],
+    file: request.inputs.length > 0 ? (dialect.inputs.file.mediaTypes ?? []) : [],
+  });
+
+  const resume = request.thread?.providerSessionId;
+  const fork = resume !== undefined && request.thread?.fork === true;
+  if (resume !== undefined) await checkWorkspace(launcher, resume, request.workspace);
+
+  const standby = resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.take(owner) : undefined;
+  const proc =
+    standby ??
+    (await launcher.start(request.workspace, {
+      ...(request.model !== undefined ? { model: request.model } : {}),
+      ...(request.effort !== undefined ? { effort: request.effort } : {}),
+      policy: request.policy,
+      ...(resume !== undefined ? { resume, fork } : {}),
+      mcp: request.resources.mcp,
+    }));
+
+  const redact = (text: string) => launcher.redactor.redactText(text);
+  const mapper = new TurnMapper(sink, dialect.id, redact);
+  const broker = new PermissionBroker({ dialect, process: proc, request, mapper, redact });
+  let outcome: RunResponse | undefined;
+  let failure: unknown;
+  try {
+    if (!standby) {
+      const instructions = request.resources.instructions;
+      await launcher.initialize(proc, { signal, hasPrompt: true, ...(instructions !== undefined ? { appendSystemPrompt: instructions } : {}) });
+    }
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    await proc.attach(async (item) => {
+      if (item.kind === "malformed") {
+        await sink.emit({ type: "notice", level: "warning", code: item.code, message: `the CLI wrote an unreadable line: ${item.message}` });
+        return;
+      }
+      const message = item.message;
+      if (message.type === "control_request") return broker.receive(message);
+      if (message.type === "control_cancel_request") return broker.withdraw(str(message.request_id));
+      await mapper.handle(message);
+      if (message.type === "result") finish();
+    });
+    signal.throwIfAborted();
+    request.markDelivered();
+    await proc.send(line).catch(() => undefined); // an exit is reported below, with its status
+
+    const aborted = abortion(signal);
+    const ended = await Promise.race([finished.then(() => "result" as const), proc.ended.then(() => "exit" as const), aborted.promise.then(() => "abort" as const)]).finally(
+      aborted.dispose,
+    );
+    if (ended === "abort" || signal.aborted) {
+      await interrupt(launcher, proc, mapper, finished);
+      throw signal.reason;
+    }
+    outcome = await complete(launcher, proc, mapper, sink, signal);
+  } catch (error) {
+    failure = error;
+  } finally {
+    broker.close();
+    // Whatever the CLI still writes (state changes after the result) no longer belongs to the run.
+    await proc.attach(undefined);
+    await launcher.retire(proc);
+  }
+  if (failure !== undefined) throw failure;
+  return { ...outcome!, stderrTail: proc.stderrTail() };
+}
+
+async function complete(launcher: Launcher, proc: StreamJsonProcess, mapper: TurnMapper, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
+  const { dialect } = launcher;
+  const result = mapper.result;
+  if (!result) {
+    const exit = await proc.ended;
+    const hint = lastLine(proc.stderrTail());
+    throw new ProviderError(`the CLI ${describeExit(exit)} before the turn finished${hint ? ` (${launcher.redactor.redactText(hint)})` : ""}`, {
+      code: "provider_exited",
+      phase: "after_delivery",
+    });
+  }
+  const usage = usageOf(result, dialect.costOf(result));
+  if (usage) await sink.emit({ type: "usage.observed", usage });
+  signal.throwIfAborted();
+  if (isFailure(result)) throw resultFailure(dialect, result, mapper.assistantError, (t) => launcher.redactor.redactText(t));
+  const text = typeof result.result === "string" ? result.result : (mapper.lastText ?? "");
+  const response: RunResponse = { text, raw: rawOf(result) };
+  if (usage) response.usage = usage;
+  const sessionId = mapper.sessionId ?? str(result.session_id);
+  if (sessionId !== undefined) response.providerSessionId = sessionId;
+  return response;
+}
+
+/** Asks the CLI to stop the turn (where the dialect can take control requests yet) and waits briefly for it. */
+async function interrupt(launcher: Launcher, proc: StreamJsonProcess, mapper: TurnMapper, finished: Promise<void>): Promise<void> {
+  if (proc.alive && (!launcher.dialect.controlNeedsSession || mapper.sessionOpen)) {
+    await proc.request({ subtype: "interrupt" }, { timeoutMs: INTERRUPT_ANSWER_MS }).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([finished, proc.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, INTERRUPT_SETTLE_MS)))]);
+    clearTimeout(timer);
+  }
+  await mapper.cancelOpenTools().catch(() => undefined);
+}
+
+/** A session is resumed from the workspace it was recorded in, or not at all. */
+async function checkWorkspace(launcher: Launcher, sessionId: string, workspace: string): Promise<void> {
+  const configDir = launcher.configDir();
+  if (configDir === undefined) return;
+  const expected = launcher.dialect.projectSlug(workspace);
+  // Very long paths are shortened by the CLIs in ways not modelled here: no check then.
+  if (expected.length > MAX_CHECKED_SLUG) return;
+  const slugs = await sessionSlugs(configDir, sessionId);
+  if (slugs.length > 0 && !slugs.includes(expected)) {
+    throw new ProviderError(`session ${sessionId} was recorded in another workspace; resume it from that workspace`, {
+      code: "session_workspace_mismatch",
+      phase: "before_delivery",
+    });
+  }
+}
+
+/** Resolves when `signal` aborts; `dispose` drops the listener. */
+function abortion(signal: AbortSignal): { promise: Promise<void>; dispose: () => void } {
+  let onAbort = () => {};
+  const promise = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+}
+
+function rawOf(result: ResultLine): Json {
+  const raw: Json = {};
+  for (const key of ["type", "subtype", "is_error", "num_turns", "duration_ms", "stop_reason", "terminal_reason", "session_id", "total_cost_usd"] as const) {
+    if (result[key as keyof ResultLine] !== undefined) raw[key] = result[key as keyof ResultLine];
+  }
+  return raw;
+}
+
+function lastLine(text: string): string | undefined {
+  const line = text.trim().split("\n").at(-1)?.trim();
+  return line ? (line.length > 300 ? `${line.slice(0, 299)}…` : line) : undefined;
+}

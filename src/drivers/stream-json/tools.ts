@@ -1,0 +1,71 @@
+/**
+ * How the CLIs' built-in tools map to canonical tool kinds. Both dialects share Claude Code's
+ * tool names (Bash, Edit, Write, Task/Agent, TodoWrite, AskUserQuestion, `mcp__server__tool`).
+ */
+import type { PlanEntry, ToolKind } from "../../events/types.js";
+import { isObject, str } from "./wire.js";
+
+const COMMAND_TOOLS = new Set(["Bash", "PowerShell", "BashOutput", "KillShell", "KillBash"]);
+const FILE_TOOLS = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
+const READ_TOOLS = new Set(["Read", "Glob", "Grep", "LS", "NotebookRead", "LSP"]);
+const SEARCH_TOOLS = new Set(["WebSearch", "WebFetch"]);
+const SUBAGENT_TOOLS = new Set(["Task", "Agent"]);
+
+/** Tools that are not reported as tool events: they have their own canonical events. */
+export const PLAN_TOOL = "TodoWrite";
+export const QUESTION_TOOL = "AskUserQuestion";
+
+export function toolKind(name: string): ToolKind {
+  if (COMMAND_TOOLS.has(name)) return "command";
+  if (FILE_TOOLS.has(name)) return "file_change";
+  if (name.startsWith("mcp__")) return "mcp";
+  if (SUBAGENT_TOOLS.has(name)) return "subagent";
+  if (SEARCH_TOOLS.has(name)) return "web_search";
+  if (READ_TOOLS.has(name)) return "read";
+  return "other";
+}
+
+/** A short human title: the command, the file, the query, or the tool's name. */
+export function toolTitle(name: string, input: unknown): string {
+  const field = (key: string) => (isObject(input) ? str(input[key]) : undefined);
+  const detail =
+    field("command") ?? field("file_path") ?? field("notebook_path") ?? field("pattern") ?? field("query") ?? field("url") ?? field("description");
+  if (name.startsWith("mcp__")) {
+    const [, server, tool] = name.split("__");
+    return `${server ?? "mcp"}: ${tool ?? name}`;
+  }
+  return detail ? `${name}: ${truncate(detail, 200)}` : name;
+}
+
+/** The approval kind of a permission request for `name`. */
+export function approvalKind(name: string): "command" | "file_change" | "tool" {
+  const kind = toolKind(name);
+  return kind === "command" || kind === "file_change" ? kind : "tool";
+}
+
+/** Entries of a TodoWrite input (`todos: [{content, status}]`), or undefined when malformed. */
+export function planEntries(input: unknown): PlanEntry[] | undefined {
+  if (!isObject(input) || !Array.isArray(input.todos)) return undefined;
+  const entries: PlanEntry[] = [];
+  for (const todo of input.todos) {
+    if (!isObject(todo)) continue;
+    const text = str(todo.content) ?? str(todo.activeForm);
+    const status = todo.status;
+    if (text === undefined) continue;
+    entries.push({ text, status: status === "completed" || status === "in_progress" ? status : "pending" });
+  }
+  return entries;
+}
+
+/** Text of a tool_result's content (a string or text blocks). */
+export function resultText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const parts = content.filter(isObject).map((b) => (b.type === "text" ? str(b.text) : undefined)).filter((t): t is string => t !== undefined);
+  return parts.length > 0 ? parts.join("\n") : undefined;
+}
+
+function truncate(text: string, max: number): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,311 @@
+/**
+ * Maps one turn's stream-json messages to canonical events: partial `stream_event` deltas →
+ * `message.delta`/`reasoning.delta`; complete `assistant` blocks → `message.completed`,
+ * `reasoning.completed`, `tool.started` (or `plan.updated` for TodoWrite); `user` tool results →
+ * `tool.completed`; `system/init` → `thread.bound`; the `result` line ends the turn.
+ *
+ * Item ids: the CLI emits one assistant message per finished content block, so a streamed text
+ * block and the complete block that follows it are paired per API message id in order of arrival.
+ */
+import type { EventSink } from "../../driver/types.js";
+import type { DriverEvent, Provenance } from "../../events/types.js";
+import { PLAN_TOOL, QUESTION_TOOL, planEntries, resultText, toolKind, toolTitle } from "./tools.js";
+import { isObject, str, type Json, type ResultLine } from "./wire.js";
+
+/** Longest tool output carried by an event; the rest is cut with a marker. */
+export const MAX_TOOL_OUTPUT_CHARS = 32_000;
+
+interface ToolCall {
+  name: string;
+  started: boolean;
+  denied: boolean;
+  completed: boolean;
+}
+
+export class TurnMapper {
+  readonly #sink: EventSink;
+  readonly #provider: string;
+  readonly #redact: (text: string) => string;
+  #sessionId: string | undefined;
+  #bound = false;
+  #result: ResultLine | undefined;
+  #lastText: string | undefined;
+  #assistantError: string | undefined;
+  #sawInit = false;
+  #itemCounter = 0;
+  /** Current streamed API message and its open blocks. */
+  #streamMessageId: string | undefined;
+  readonly #streamItems = new Map<number, { id: string; kind: "text" | "thinking" }>();
+  /** Streamed items per API message id, waiting for their complete block. */
+  readonly #pendingItems = new Map<string, { text: string[]; thinking: string[] }>();
+  readonly #tools = new Map<string, ToolCall>();
+  /** Tool call ids seen in assistant messages, and who waits for one. */
+  readonly #toolUses = new Set<string>();
+  readonly #toolUseWaiters = new Map<string, (() => void)[]>();
+
+  constructor(sink: EventSink, provider: string, redact: (text: string) => string, knownSessionId?: string) {
+    this.#sink = sink;
+    this.#provider = provider;
+    this.#redact = redact;
+    this.#sessionId = knownSessionId;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** Whether the CLI has opened the turn's session (its `system/init` arrived). */
+  get sessionOpen(): boolean {
+    return this.#sawInit;
+  }
+
+  get result(): ResultLine | undefined {
+    return this.#result;
+  }
+
+  get lastText(): string | undefined {
+    return this.#lastText;
+  }
+
+  /** `assistant.error` of the turn (e.g. `authentication_failed`), if any. */
+  get assistantError(): string | undefined {
+    return this.#assistantError;
+  }
+
+  /** Handles one message; resolves once its events were accepted (backpressure). */
+  async handle(message: Json): Promise<void> {
+    const sessionId = str(message.session_id);
+    if (sessionId && !this.#sessionId) this.#sessionId = sessionId;
+    switch (message.type) {
+      case "system":
+        return this.#system(message);
+      case "stream_event":
+        return this.#streamEvent(message);
+      case "assistant":
+        return this.#assistant(message);
+      case "user":
+        return this.#user(message);
+      case "result":
+        this.#result = message as unknown as ResultLine;
+        if (str(message.session_id)) this.#sessionId = str(message.session_id);
+        return;
+      case "error": {
+        const text = str(message.error);
+        if (text) await this.#emit({ type: "notice", level: "warning", code: "provider_error_line", message: this.#redact(text) });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Starts a tool from its permission request when that arrives first (CodeBuddy). */
+  async startToolFromPermission(toolUseId: string, name: string, input: unknown): Promise<void> {
+    await this.#startTool(toolUseId, name, input);
+  }
+
+  /**
+   * Resolves once the assistant message holding tool call `toolUseId` has been read, or after
+   * `timeoutMs` (it may never come, e.g. for a call the CLI does not report).
+   */
+  toolUseSeen(toolUseId: string, timeoutMs: number): Promise<void> {
+    if (this.#toolUses.has(toolUseId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      const list = this.#toolUseWaiters.get(toolUseId) ?? [];
+      list.push(() => (clearTimeout(timer), resolve()));
+      this.#toolUseWaiters.set(toolUseId, list);
+    });
+  }
+
+  #sawToolUses(message: Json): void {
+    const body = isObject(message.message) ? message.message : undefined;
+    for (const block of Array.isArray(body?.content) ? body.content.filter(isObject) : []) {
+      const id = block.type === "tool_use" ? str(block.id) : undefined;
+      if (id === undefined || this.#toolUses.has(id)) continue;
+      this.#toolUses.add(id);
+      for (const wake of this.#toolUseWaiters.get(id) ?? []) wake();
+      this.#toolUseWaiters.delete(id);
+    }
+  }
+
+  /** Records that the host denied `toolUseId`, so its error result reads as `declined`. */
+  markDenied(toolUseId: string | undefined): void {
+    if (toolUseId === undefined) return;
+    const call = this.#tools.get(toolUseId);
+    if (call) call.denied = true;
+    else this.#tools.set(toolUseId, { name: "", started: false, denied: true, completed: false });
+  }
+
+  /** Marks every started, unfinished tool cancelled (after an interrupt). */
+  async cancelOpenTools(): Promise<void> {
+    for (const [callId, call] of this.#tools) {
+      if (call.started && !call.completed) {
+        call.completed = true;
+        await this.#emit({ type: "tool.completed", callId, status: "cancelled" });
+      }
+    }
+  }
+
+  async #system(message: Json): Promise<void> {
+    switch (message.subtype) {
+      case "init": {
+        this.#sawInit = true;
+        const id = str(message.session_id);
+        if (id) this.#sessionId = id;
+        if (this.#sessionId && !this.#bound) {
+          this.#bound = true;
+          await this.#emit({ type: "thread.bound", providerSessionId: this.#sessionId, provenance: this.#prov({ event: "system/init" }) });
+        }
+        return;
+      }
+      case "permission_denied": {
+        const toolUseId = str(message.tool_use_id);
+        this.markDenied(toolUseId);
+        const tool = str(message.tool_name) ?? "a tool";
+        await this.#emit({ type: "notice", level: "warning", code: "permission_denied", message: `${tool} was denied by the permission mode` });
+        return;
+      }
+      case "api_retry": {
+        const status = typeof message.error_status === "number" ? ` (HTTP ${message.error_status})` : "";
+        const attempt = typeof message.attempt === "number" ? ` ${message.attempt}` : "";
+        const max = typeof message.max_retries === "number" ? ` of ${message.max_retries}` : "";
+        await this.#emit({ type: "notice", level: "info", code: "api_retry", message: `the model request failed${status}; retry${attempt}${max}` });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  async #streamEvent(message: Json): Promise<void> {
+    if (message.parent_tool_use_id != null) return; // inside a subagent
+    const event = isObject(message.event) ? message.event : undefined;
+    if (!event) return;
+    switch (event.type) {
+      case "message_start": {
+        const msg = isObject(event.message) ? event.message : undefined;
+        this.#streamMessageId = str(msg?.id) ?? `stream_${++this.#itemCounter}`;
+        this.#streamItems.clear();
+        return;
+      }
+      case "content_block_delta": {
+        const delta = isObject(event.delta) ? event.delta : undefined;
+        const index = typeof event.index === "number" ? event.index : 0;
+        if (delta?.type === "text_delta") {
+          const text = str(delta.text);
+          if (!text) return;
+          const id = this.#streamItem(index, "text");
+          await this.#emit({ type: "message.delta", itemId: id, text, provenance: this.#prov({ messageId: this.#streamMessageId }) });
+        } else if (delta?.type === "thinking_delta") {
+          const text = str(delta.thinking);
+          if (!text) return;
+          const id = this.#streamItem(index, "thinking");
+          await this.#emit({ type: "reasoning.delta", itemId: id, text, provenance: this.#prov({ messageId: this.#streamMessageId }) });
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The item id of a streamed block, created on its first delta. */
+  #streamItem(index: number, kind: "text" | "thinking"): string {
+    const open = this.#streamItems.get(index);
+    if (open && open.kind === kind) return open.id;
+    const messageId = this.#streamMessageId ?? "stream";
+    const id = `${messageId}:${++this.#itemCounter}`;
+    this.#streamItems.set(index, { id, kind });
+    const pending = this.#pendingItems.get(messageId) ?? { text: [], thinking: [] };
+    pending[kind].push(id);
+    this.#pendingItems.set(messageId, pending);
+    return id;
+  }
+
+  async #assistant(message: Json): Promise<void> {
+    this.#sawToolUses(message);
+    if (message.parent_tool_use_id != null) return; // inside a subagent
+    const body = isObject(message.message) ? message.message : undefined;
+    if (!body) return;
+    const error = str(message.error);
+    if (error) this.#assistantError = error;
+    const messageId = str(body.id) ?? `message_${++this.#itemCounter}`;
+    const blocks = Array.isArray(body.content) ? body.content.filter(isObject) : [];
+    const pending = this.#pendingItems.get(messageId);
+    for (const block of blocks) {
+      if (block.type === "text") {
+        const text = str(block.text) ?? "";
+        const streamed = pending?.text.shift();
+        if (text === "" && streamed === undefined) continue;
+        const id = streamed ?? `${messageId}:${++this.#itemCounter}`;
+        this.#lastText = text;
+        await this.#emit({ type: "message.completed", itemId: id, text, provenance: this.#prov({ messageId }) });
+      } else if (block.type === "thinking") {
+        const text = str(block.thinking) ?? "";
+        const streamed = pending?.thinking.shift();
+        if (text === "" && streamed === undefined) continue;
+        const id = streamed ?? `${messageId}:${++this.#itemCounter}`;
+        await this.#emit({ type: "reasoning.completed", itemId: id, text, provenance: this.#prov({ messageId }) });
+      } else if (block.type === "tool_use") {
+        const id = str(block.id);
+        const name = str(block.name);
+        if (id && name) await this.#startTool(id, name, block.input, messageId);
+      }
+    }
+  }
+
+  async #startTool(callId: string, name: string, input: unknown, messageId?: string): Promise<void> {
+    const known = this.#tools.get(callId);
+    if (known?.started) return;
+    const call: ToolCall = { name, started: false, denied: known?.denied ?? false, completed: false };
+    this.#tools.set(callId, call);
+    if (name === PLAN_TOOL) {
+      const entries = planEntries(input);
+      if (entries) await this.#emit({ type: "plan.updated", entries, provenance: this.#prov({ itemId: callId }) });
+      return;
+    }
+    if (name === QUESTION_TOOL) return; // reported as question.* events
+    call.started = true;
+    await this.#emit({
+      type: "tool.started",
+      callId,
+      kind: toolKind(name),
+      title: toolTitle(name, input),
+      input,
+      provenance: this.#prov({ itemId: callId, ...(messageId ? { messageId } : {}), event: name }),
+    });
+  }
+
+  async #user(message: Json): Promise<void> {
+    const body = isObject(message.message) ? message.message : undefined;
+    const content = Array.isArray(body?.content) ? body.content.filter(isObject) : [];
+    for (const block of content) {
+      if (block.type !== "tool_result") continue;
+      const callId = str(block.tool_use_id);
+      const call = callId === undefined ? undefined : this.#tools.get(callId);
+      if (!callId || !call?.started || call.completed) continue;
+      call.completed = true;
+      const output = resultText(block.content);
+      const status = block.is_error === true ? (call.denied ? "declined" : "failed") : "completed";
+      const event: DriverEvent = { type: "tool.completed", callId, status, provenance: this.#prov({ itemId: callId }) };
+      if (output !== undefined) event.output = clip(output);
+      await this.#emit(event);
+    }
+  }
+
+  #prov(extra: Omit<Provenance, "provider">): Provenance {
+    const provenance: Provenance = { provider: this.#provider };
+    for (const [key, value] of Object.entries(extra)) if (value !== undefined) (provenance as unknown as Json)[key] = value;
+    return provenance;
+  }
+
+  #emit(event: DriverEvent): Promise<void> | undefined {
+    return this.#sink.emit(event);
+  }
+}
+
+function clip(text: string): string {
+  return text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n[… output truncated]` : text;
+}
