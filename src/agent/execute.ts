@@ -240,6 +240,9 @@ async function runToTerminal(
       markDelivered: () => {
         delivered = true;
       },
+      registerSecret: (value) => {
+        if (typeof value === "string") redactor.addSecret(value);
+      },
     };
     if (options.model !== undefined) request.model = options.model;
     if (options.effort !== undefined) request.effort = options.effort;

@@ -3,6 +3,8 @@
  * the CLI never hard-codes a provider.
  */
 import type { Driver } from "../driver/types.js";
+import { claude } from "../drivers/claude/index.js";
+import { codebuddy } from "../drivers/codebuddy/index.js";
 import { codex } from "../drivers/codex/index.js";
 import { fakeDriver } from "../testing/fake-driver/driver.js";
 
@@ -52,6 +54,20 @@ registerCliDriver("fake", "scripted in-process fake provider (for trying the CLI
 
 registerCliDriver("codex", "OpenAI Codex through codex app-server (your normal Codex home and login)", (settings) =>
   codex({
+    ...(settings.executable ? { executable: settings.executable } : {}),
+    ...(settings.model ? { model: settings.model } : {}),
+  }),
+);
+
+registerCliDriver("claude", "Claude Code through its headless stream-json control protocol", (settings) =>
+  claude({
+    ...(settings.executable ? { executable: settings.executable } : {}),
+    ...(settings.model ? { model: settings.model } : {}),
+  }),
+);
+
+registerCliDriver("codebuddy", "CodeBuddy Code through its stream-json control protocol", (settings) =>
+  codebuddy({
     ...(settings.executable ? { executable: settings.executable } : {}),
     ...(settings.model ? { model: settings.model } : {}),
   }),

@@ -134,6 +134,8 @@ export interface RunRequest {
   ask(request: UserInputRequest): Promise<UserInputAnswer>;
   /** Call once the prompt may have reached the provider. */
   markDelivered(): void;
+  /** Register a secret learned during the run (an echoed key); core redacts it from then on. */
+  registerSecret(value: string): void;
 }
 
 /**

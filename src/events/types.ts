@@ -41,6 +41,8 @@ export interface Question {
   header?: string;
   options?: { label: string; description?: string }[];
   multiSelect?: boolean;
+  /** A free-text answer is accepted besides the options. */
+  allowOther?: boolean;
 }
 
 export interface PlanEntry {

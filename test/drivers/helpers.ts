@@ -36,6 +36,7 @@ export async function runDirect(
     markDelivered: () => {
       delivered = true;
     },
+    registerSecret: () => undefined,
     ...partial,
   };
   try {

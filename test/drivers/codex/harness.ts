@@ -81,6 +81,7 @@ export async function runDirect(
     markDelivered: () => {
       delivered = true;
     },
+    registerSecret: () => undefined,
     ...request,
   };
   const sink = {

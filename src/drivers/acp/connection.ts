@@ -1,0 +1,366 @@
+/**
+ * One ACP agent process and its client connection. The process is spawned in its own process
+ * group (stopping it kills the whole group: codex-acp's native binary and Gemini's re-spawned
+ * wrapper would survive otherwise). The SDK's client app speaks JSON-RPC over a stream this file
+ * builds itself, so that every inbound frame is seen first:
+ *
+ * - lines that are not JSON become `malformed_frame` notices instead of SDK console output;
+ * - `session/update` notifications never reach the SDK's schema validation (which drops, e.g.,
+ *   `usage_update` with `used: null`): they are handed to the run leniently;
+ * - other notifications the SDK has no handler for are reported as notices;
+ * - an agent request the SDK refuses as schema-invalid is reported as a notice.
+ *
+ * Requests and responses go through the SDK client (`client().onRequest(...).connect(stream)`).
+ */
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
+import type { Redactor } from "../../inspect/redact.js";
+import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import type { ResolvedAcpConfig } from "./config.js";
+import { errorText, isObject, stderrExcerpt, type Json } from "./json.js";
+
+/** What the run currently bound to the connection handles. */
+export interface AcpHandlers {
+  /** A `session/update` notification's params, unvalidated. Awaited: a slow consumer pauses reading. */
+  onUpdate(params: unknown): Promise<void> | void;
+  onPermission(params: Json, signal: AbortSignal): Promise<unknown>;
+  onReadTextFile?(params: Json): Promise<unknown>;
+  onWriteTextFile?(params: Json): Promise<unknown>;
+  notice(level: "info" | "warning", code: string, message: string): Promise<void> | void;
+}
+
+export interface OpenOptions {
+  config: ResolvedAcpConfig;
+  cwd: string;
+  redactor: Redactor;
+  signal: AbortSignal;
+  /** Whether to call the configured `authenticate` method (never for inspection). */
+  authenticate: boolean;
+  onSpawn?(connection: AcpConnection): void;
+}
+
+const PROTOCOL_VERSION = 1;
+const CLIENT_NAME = "agent-adaptor";
+const CLIENT_VERSION = "0.1.0";
+
+/** A JSON-RPC error from the agent, as a typed error. */
+export function rpcFailure(method: string, error: unknown, phase: "before_delivery" | "after_delivery"): AdaptorError {
+  if (AdaptorError.is(error)) return error;
+  const code = isObject(error) && typeof error.code === "number" ? error.code : undefined;
+  const message = errorText(error);
+  if (code === -32000 || /auth(entication)? required|not (logged|signed) in|api key is missing/i.test(message)) {
+    const err = new AuthRequiredError(`the agent requires authentication (${method}: ${message})`);
+    return err;
+  }
+  return new ProviderError(`the agent refused ${method}: ${message}`, {
+    code: code === -32601 ? "method_unsupported" : "provider_error",
+    phase,
+    cause: error,
+  });
+}
+
+export class AcpConnection {
+  readonly process: ProcessHandle;
+  readonly config: ResolvedAcpConfig;
+  readonly #conn: acp.ClientConnection;
+  #handlers: AcpHandlers | undefined;
+  /** Notices raised while no run is bound (e.g. during initialize), flushed to the next run. */
+  readonly #pendingNotices: { level: "info" | "warning"; code: string; message: string }[] = [];
+  /** Inbound request ids → method, to report the SDK refusing a schema-invalid one. */
+  readonly #inboundRequests = new Map<string | number, string>();
+  #init: Json | undefined;
+  #initMs = 0;
+  #closing: Promise<void> | undefined;
+  #exit: ProcessExit | undefined;
+  /** Sessions whose prompt was cancelled in this process. */
+  readonly cancelledSessions = new Set<string>();
+
+  private constructor(proc: ProcessHandle, config: ResolvedAcpConfig, redactor: Redactor) {
+    this.process = proc;
+    this.config = config;
+    void proc.exited.then((exit) => (this.#exit = exit));
+    const lines = readJsonLines(proc.stdout, { redact: (t) => redactor.redactText(t) });
+    const readable = new ReadableStream<acp.AnyMessage>(
+      {
+        pull: async (controller) => {
+          for (;;) {
+            let next: IteratorResult<Awaited<ReturnType<typeof lines.next>>["value"]>;
+            try {
+              next = await lines.next();
+            } catch {
+              controller.close();
+              return;
+            }
+            if (next.done === true) {
+              controller.close();
+              return;
+            }
+            const line = next.value;
+            if (line === undefined) continue;
+            if (line.kind === "error") {
+              await this.#notice("warning", "malformed_frame", `the agent wrote a line that is not a JSON-RPC frame (${line.error.message})${line.excerpt ? `: ${line.excerpt}` : ""}`);
+              continue;
+            }
+            const forward = await this.#inbound(line.value);
+            if (forward !== undefined) {
+              controller.enqueue(forward);
+              return;
+            }
+          }
+        },
+        cancel: () => {
+          lines.return?.();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const writable = new WritableStream<acp.AnyMessage>({
+      write: async (message) => {
+        this.#outbound(message);
+        try {
+          await writeJsonLine(proc.stdin, message);
+        } catch {
+          // The process is gone; the pending request fails through the exit watch.
+        }
+      },
+    });
+    const app = acp
+      .client({ name: CLIENT_NAME })
+      .onRequest("session/request_permission", async ({ params, signal }) => {
+        const handlers = this.#handlers;
+        if (handlers === undefined) return { outcome: { outcome: "cancelled" } };
+        return (await handlers.onPermission(params as unknown as Json, signal)) as acp.RequestPermissionResponse;
+      })
+      .onRequest("fs/read_text_file", async ({ params }) => {
+        const handler = this.#handlers?.onReadTextFile;
+        if (!this.config.clientCapabilities.fs.readTextFile || handler === undefined) throw acp.RequestError.methodNotFound("fs/read_text_file");
+        return (await handler(params as unknown as Json)) as acp.ReadTextFileResponse;
+      })
+      .onRequest("fs/write_text_file", async ({ params }) => {
+        const handler = this.#handlers?.onWriteTextFile;
+        if (!this.config.clientCapabilities.fs.writeTextFile || handler === undefined) throw acp.RequestError.methodNotFound("fs/write_text_file");
+        return (await handler(params as unknown as Json)) as acp.WriteTextFileResponse;
+      })
+      .onRequest("*", async ({ method }) => {
+        await this.#notice("warning", "unsupported_request", `the agent sent a request the driver does not serve (${method}); it was answered "method not found"`);
+        throw acp.RequestError.methodNotFound(method);
+      })
+      .onNotification("*", async ({ method }) => {
+        await this.#notice("info", "unmapped_notification", `the agent sent a notification the driver does not map (${method})`);
+      });
+    this.#conn = app.connect({ readable, writable });
+  }
+
+  /** Spawns the agent and runs `initialize` (and `authenticate` when configured and asked). */
+  static async open(options: OpenOptions): Promise<AcpConnection> {
+    const { config, signal } = options;
+    signal.throwIfAborted();
+    const proc = await spawnProcess({
+      command: config.command,
+      args: config.args,
+      cwd: config.cwd ?? options.cwd,
+      env: config.env,
+      inheritEnv: config.inheritEnv,
+      redactor: options.redactor,
+    });
+    const connection = new AcpConnection(proc, config, options.redactor);
+    options.onSpawn?.(connection);
+    try {
+      const started = performance.now();
+      const timeout = AbortSignal.timeout(config.startupTimeoutMs);
+      const init = await connection.request("initialize", connection.initializeParams(), AbortSignal.any([signal, timeout]), "before_delivery").catch((error: unknown) => {
+        if (timeout.aborted && !signal.aborted) {
+          throw new ProviderError(`the agent did not answer initialize within ${config.startupTimeoutMs} ms`, { code: "timeout", phase: "before_delivery" });
+        }
+        throw error;
+      });
+      connection.#initMs = performance.now() - started;
+      if (!isObject(init)) throw new ProviderError("the agent answered initialize without a result object", { code: "malformed_response", phase: "before_delivery" });
+      connection.#init = init;
+      if (options.authenticate && config.auth !== undefined) {
+        const params: Json = { methodId: config.auth.methodId };
+        if (config.auth.meta !== undefined) params._meta = config.auth.meta;
+        await connection.request("authenticate", params, AbortSignal.any([signal, AbortSignal.timeout(config.startupTimeoutMs)]), "before_delivery").catch((error: unknown) => {
+          if (AdaptorError.is(error) && error.code === "auth_required") throw error;
+          throw new AuthRequiredError(`authenticate (${config.auth!.methodId}) failed: ${errorText(error)}`);
+        });
+      }
+      return connection;
+    } catch (error) {
+      await connection.close();
+      signal.throwIfAborted();
+      throw error;
+    }
+  }
+
+  initializeParams(): Json {
+    const caps: Json = {
+      fs: { ...this.config.clientCapabilities.fs },
+      terminal: false,
+    };
+    if (this.config.clientCapabilities.meta !== undefined) caps._meta = this.config.clientCapabilities.meta;
+    return { protocolVersion: PROTOCOL_VERSION, clientCapabilities: caps, clientInfo: { name: CLIENT_NAME, version: CLIENT_VERSION } };
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  get alive(): boolean {
+    return this.#exit === undefined && this.#closing === undefined;
+  }
+
+  get exited(): Promise<ProcessExit> {
+    return this.process.exited;
+  }
+
+  /** The raw `initialize` result. */
+  get init(): Json {
+    return this.#init ?? {};
+  }
+
+  get initDurationMs(): number {
+    return this.#initMs;
+  }
+
+  /** Binds a run's handlers; returns the unbind function. Pending notices are flushed to it. */
+  bind(handlers: AcpHandlers): () => void {
+    this.#handlers = handlers;
+    const pending = this.#pendingNotices.splice(0);
+    for (const n of pending) void Promise.resolve(handlers.notice(n.level, n.code, n.message)).catch(() => {});
+    return () => {
+      if (this.#handlers === handlers) this.#handlers = undefined;
+    };
+  }
+
+  async #notice(level: "info" | "warning", code: string, message: string): Promise<void> {
+    const handlers = this.#handlers;
+    if (handlers === undefined) {
+      if (this.#pendingNotices.length < 50) this.#pendingNotices.push({ level, code, message });
+      return;
+    }
+    try {
+      await handlers.notice(level, code, message);
+    } catch {
+      // The run is ending; the notice has nowhere to go.
+    }
+  }
+
+  /** Routes one inbound frame; returns what the SDK should see, or undefined when handled here. */
+  async #inbound(value: unknown): Promise<acp.AnyMessage | undefined> {
+    if (!isObject(value)) {
+      await this.#notice("warning", "malformed_frame", "the agent sent a JSON value that is not a JSON-RPC object");
+      return undefined;
+    }
+    const message: Json = value.jsonrpc === "2.0" ? value : { ...value, jsonrpc: "2.0" };
+    const method = typeof message.method === "string" ? message.method : undefined;
+    const hasId = "id" in message && message.id !== undefined;
+    if (method !== undefined && !hasId) {
+      if (method === "session/update") {
+        const handlers = this.#handlers;
+        if (handlers === undefined) {
+          await this.#notice("info", "unbound_update", "the agent sent a session update while no run was active");
+          return undefined;
+        }
+        try {
+          await handlers.onUpdate(message.params);
+        } catch (error) {
+          await this.#notice("warning", "update_failed", `a session update could not be handled: ${errorText(error)}`);
+        }
+        return undefined;
+      }
+      if (method === "$/cancel_request") return message as unknown as acp.AnyMessage;
+      await this.#notice("info", "unmapped_notification", `the agent sent a notification the driver does not map (${method})`);
+      return undefined;
+    }
+    if (method !== undefined && hasId) {
+      const id = message.id;
+      if (typeof id === "string" || typeof id === "number") this.#inboundRequests.set(id, method);
+    }
+    if (method === undefined && !hasId) {
+      await this.#notice("warning", "malformed_frame", "the agent sent a JSON object that is neither a request, a response nor a notification");
+      return undefined;
+    }
+    return message as unknown as acp.AnyMessage;
+  }
+
+  #outbound(message: acp.AnyMessage): void {
+    const m = message as unknown as Json;
+    if ("method" in m || !("id" in m)) return;
+    const id = m.id;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const method = this.#inboundRequests.get(id);
+    if (method === undefined) return;
+    this.#inboundRequests.delete(id);
+    const error = isObject(m.error) ? m.error : undefined;
+    if (error !== undefined && error.code === -32602) {
+      void this.#notice("warning", "invalid_request", `the agent sent a ${method} request that does not match the protocol schema; it was refused`);
+    }
+  }
+
+  /**
+   * Sends a request. Rejects with a typed error when the agent answers an error, when the process
+   * exits first, or with the abort reason when `signal` aborts (the request is then abandoned
+   * locally; no `$/cancel_request` is sent).
+   */
+  async request(method: string, params: unknown, signal: AbortSignal | undefined, phase: "before_delivery" | "after_delivery"): Promise<unknown> {
+    signal?.throwIfAborted();
+    const pending = this.#conn.agent.request<unknown>(method, params);
+    pending.catch(() => {});
+    const exit = this.process.exited.then((e) => ({ exit: e }));
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<"aborted">((resolve) => {
+      if (signal === undefined) return;
+      onAbort = () => resolve("aborted");
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      const outcome = await Promise.race([pending.then((value) => ({ value }), (error: unknown) => ({ error })), exit, aborted]);
+      if (outcome === "aborted") throw signal!.reason;
+      if ("exit" in outcome) {
+        // A response may still sit in the pipe behind the exit.
+        const late = await Promise.race([
+          pending.then((value) => ({ value }), (error: unknown) => ({ error })),
+          new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200).unref()),
+        ]);
+        if (late !== undefined && "value" in late) return late.value;
+        await this.process.stop();
+        throw this.exitError(`during ${method}`, phase);
+      }
+      if ("error" in outcome) throw rpcFailure(method, outcome.error, phase);
+      return outcome.value;
+    } finally {
+      if (onAbort && signal) signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    return this.#conn.agent.notify(method, params).catch(() => {});
+  }
+
+  exitError(when: string, phase: "before_delivery" | "after_delivery"): ProviderError {
+    const exit = this.#exit;
+    const status = exit === undefined ? "" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;
+    const tail = stderrExcerpt(this.process.stderrTail());
+    return new ProviderError(`the agent process exited ${when}${status}${tail ? `: ${tail}` : ""}`, {
+      code: "provider_exited",
+      retryable: phase === "before_delivery",
+      phase,
+    });
+  }
+
+  /** Closes the connection and stops the process group. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#handlers = undefined;
+      try {
+        this.#conn.close();
+      } catch {
+        // Already closed.
+      }
+      await this.process.stop({ graceMs: 1500 });
+    })();
+    return this.#closing;
+  }
+}
+

@@ -1,0 +1,353 @@
+/**
+ * `session/update` → canonical events, parsed leniently: a field of the wrong type is ignored,
+ * never guessed, and an update kind the driver cannot map becomes a `notice`, never silence.
+ */
+import type { DriverEvent, PlanEntry, ToolKind } from "../../events/types.js";
+import type { Usage } from "../../events/usage.js";
+import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
+import { ALL_USAGE_SOURCES } from "./config.js";
+import { arr, isObject, num, str, type Json } from "./json.js";
+
+export type Emit = (event: DriverEvent) => Promise<void>;
+
+const PROVIDER = "acp";
+
+/** ACP tool kinds → canonical tool kinds. */
+export function toolKind(kind: unknown): ToolKind {
+  switch (kind) {
+    case "execute":
+      return "command";
+    case "edit":
+    case "delete":
+    case "move":
+      return "file_change";
+    case "read":
+    case "search":
+      return "read";
+    case "fetch":
+      return "web_search";
+    default:
+      return "other";
+  }
+}
+
+/** A `{type:"diff"}` tool content item as a unified-style text. */
+export function diffText(item: Json): string | undefined {
+  const path = str(item.path);
+  const newText = str(item.newText);
+  if (path === undefined || newText === undefined) return undefined;
+  const oldText = str(item.oldText);
+  const lines = [`--- ${oldText === undefined ? "/dev/null" : path}`, `+++ ${path}`];
+  if (oldText !== undefined && oldText !== "") for (const l of oldText.split("\n")) lines.push(`-${l}`);
+  for (const l of newText.split("\n")) lines.push(`+${l}`);
+  return lines.join("\n");
+}
+
+function contentText(items: unknown): { output?: string; diff?: string } {
+  const texts: string[] = [];
+  const diffs: string[] = [];
+  for (const item of arr(items)) {
+    if (!isObject(item)) continue;
+    if (item.type === "content" && isObject(item.content) && item.content.type === "text") {
+      const t = str(item.content.text);
+      if (t !== undefined) texts.push(t);
+    } else if (item.type === "diff") {
+      const d = diffText(item);
+      if (d !== undefined) diffs.push(d);
+    }
+  }
+  const out: { output?: string; diff?: string } = {};
+  if (texts.length > 0) out.output = texts.join("\n");
+  if (diffs.length > 0) out.diff = diffs.join("\n");
+  return out;
+}
+
+/** `PromptResponse.usage` / `_meta.usage` token counts → canonical usage. */
+export function tokenUsage(u: unknown): Usage | undefined {
+  if (!isObject(u)) return undefined;
+  const out: Usage = {};
+  const set = (key: keyof Usage, value: unknown) => {
+    const n = num(value);
+    if (n !== undefined) out[key] = n;
+  };
+  set("input_tokens", u.inputTokens ?? u.input_tokens);
+  set("output_tokens", u.outputTokens ?? u.output_tokens);
+  set("total_tokens", u.totalTokens ?? u.total_tokens);
+  set("reasoning_output_tokens", u.thoughtTokens);
+  set("cached_input_tokens", u.cachedReadTokens);
+  set("cache_creation_input_tokens", u.cachedWriteTokens);
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+interface ToolState {
+  kind: string | undefined;
+  title: string;
+  input: unknown;
+  completed: boolean;
+  counted: boolean;
+}
+
+interface Segment {
+  type: "message" | "reasoning";
+  itemId: string;
+  acpId: string | undefined;
+  text: string;
+}
+
+export interface MapperHooks {
+  /** Called for every config option list the agent reports (`config_option_update`). */
+  onConfigOptions?(options: unknown[]): void;
+  /** A tool call reached its final input (completed, failed, or asked for permission); returns whether the loop limit tripped. */
+  onToolSignature?(signature: string): void;
+}
+
+/** Maps the updates of one run. Not re-entrant: callers feed updates in order. */
+export class UpdateMapper {
+  readonly #emit: Emit;
+  readonly #traits: AcpPresetTraits;
+  readonly #usageSources: ReadonlySet<AcpUsageSource>;
+  readonly #hooks: MapperHooks;
+  readonly #tools = new Map<string, ToolState>();
+  #segment: Segment | undefined;
+  #segments = 0;
+  #lastMessageText = "";
+  #usage: Usage = {};
+  /** Updates seen while replaying history (`session/load`); they are not events of this run. */
+  replaying = false;
+  replayed = 0;
+  /** Updates of this run's turn. */
+  updates = 0;
+  readonly #prefix: string;
+
+  constructor(emit: Emit, traits: AcpPresetTraits, runId: string, hooks: MapperHooks = {}) {
+    this.#emit = emit;
+    this.#traits = traits;
+    this.#usageSources = new Set(traits.usage ?? ALL_USAGE_SOURCES);
+    this.#hooks = hooks;
+    this.#prefix = runId;
+  }
+
+  get usage(): Usage | undefined {
+    return Object.keys(this.#usage).length > 0 ? { ...this.#usage } : undefined;
+  }
+
+  /** Tool calls started and not yet finished. */
+  get activeTools(): number {
+    let n = 0;
+    for (const t of this.#tools.values()) if (!t.completed) n++;
+    return n;
+  }
+
+  /** The final assistant message: the last message segment of the turn. */
+  finalText(): string {
+    return this.#segment?.type === "message" ? this.#segment.text : this.#lastMessageText;
+  }
+
+  mergeUsage(usage: Usage | undefined): void {
+    if (usage !== undefined) this.#usage = { ...this.#usage, ...usage };
+  }
+
+  usesSource(source: AcpUsageSource): boolean {
+    return this.#usageSources.has(source);
+  }
+
+  notice(level: "info" | "warning", code: string, message: string): Promise<void> {
+    return this.#emit({ type: "notice", level, code, message, provenance: { provider: PROVIDER } });
+  }
+
+  async #closeSegment(): Promise<void> {
+    const s = this.#segment;
+    if (s === undefined) return;
+    this.#segment = undefined;
+    if (s.type === "message") {
+      this.#lastMessageText = s.text;
+      await this.#emit({ type: "message.completed", itemId: s.itemId, text: s.text, provenance: { provider: PROVIDER, itemId: s.itemId, ...(s.acpId ? { messageId: s.acpId } : {}) } });
+    } else {
+      await this.#emit({ type: "reasoning.completed", itemId: s.itemId, text: s.text, provenance: { provider: PROVIDER, itemId: s.itemId } });
+    }
+  }
+
+  async #chunk(type: "message" | "reasoning", update: Json): Promise<void> {
+    const content = update.content;
+    const acpId = str(update.messageId);
+    if (!isObject(content)) {
+      await this.notice("warning", "malformed_update", `an ${type === "message" ? "agent message" : "agent thought"} chunk carried no content block`);
+      return;
+    }
+    if (content.type !== "text") {
+      await this.notice("info", "unmapped_content", `the agent sent a ${String(content.type)} content block in its ${type}; it is not part of the text`);
+      return;
+    }
+    const text = str(content.text) ?? "";
+    if (text === "") return;
+    if (type === "message" && this.#traits.diagnosticText?.some((re) => re.test(text))) {
+      await this.notice("warning", "agent_diagnostic", text.slice(0, 500));
+      return;
+    }
+    let s = this.#segment;
+    if (s === undefined || s.type !== type || (acpId !== undefined && s.acpId !== undefined && acpId !== s.acpId)) {
+      await this.#closeSegment();
+      const itemId = `${this.#prefix}:${type === "message" ? "msg" : "reasoning"}:${this.#segments++}`;
+      s = { type, itemId, acpId, text: "" };
+      this.#segment = s;
+    }
+    s.text += text;
+    const provenance = { provider: PROVIDER, itemId: s.itemId, ...(acpId ? { messageId: acpId } : {}) };
+    await this.#emit(type === "message" ? { type: "message.delta", itemId: s.itemId, text, provenance } : { type: "reasoning.delta", itemId: s.itemId, text, provenance });
+  }
+
+  /** Announces a tool call first seen in a permission request (Gemini asks before any `tool_call`). */
+  async ensureTool(toolCall: Json): Promise<string | undefined> {
+    const id = str(toolCall.toolCallId);
+    if (id === undefined) return undefined;
+    if (!this.#tools.has(id)) await this.#toolUpdate({ ...toolCall, sessionUpdate: "tool_call" }, true);
+    const state = this.#tools.get(id);
+    if (state !== undefined && !state.counted) {
+      if (toolCall.rawInput !== undefined) state.input = toolCall.rawInput;
+      state.counted = true;
+      this.#hooks.onToolSignature?.(JSON.stringify([state.kind ?? "", state.title, state.input ?? null]));
+    }
+    return id;
+  }
+
+  async #toolUpdate(update: Json, fromPermission = false): Promise<void> {
+    const id = str(update.toolCallId);
+    if (id === undefined) {
+      await this.notice("warning", "malformed_update", "a tool call update carried no toolCallId");
+      return;
+    }
+    await this.#closeSegment();
+    let state = this.#tools.get(id);
+    const provenance = { provider: PROVIDER, itemId: id, event: String(update.sessionUpdate) };
+    if (state === undefined) {
+      state = { kind: str(update.kind), title: str(update.title) ?? str(update.kind) ?? "tool call", input: update.rawInput, completed: false, counted: false };
+      this.#tools.set(id, state);
+      const started: DriverEvent = { type: "tool.started", callId: id, kind: toolKind(update.kind), title: state.title, provenance };
+      if (update.rawInput !== undefined) started.input = update.rawInput;
+      await this.#emit(started);
+      if (fromPermission) return;
+    } else {
+      if (str(update.kind) !== undefined) state.kind = str(update.kind);
+      if (str(update.title) !== undefined) state.title = str(update.title)!;
+      if (update.rawInput !== undefined) state.input = update.rawInput;
+    }
+    const { output, diff } = contentText(update.content);
+    const status = str(update.status);
+    if ((status === "completed" || status === "failed") && !state.completed) {
+      state.completed = true;
+      if (!state.counted) {
+        state.counted = true;
+        this.#hooks.onToolSignature?.(JSON.stringify([state.kind ?? "", state.title, state.input ?? null]));
+      }
+      const done: DriverEvent = { type: "tool.completed", callId: id, status, provenance };
+      const rawOutput = update.rawOutput;
+      const text = output ?? (typeof rawOutput === "string" ? rawOutput : undefined);
+      if (text !== undefined) done.output = text;
+      if (diff !== undefined) done.diff = diff;
+      if (isObject(rawOutput) && num(rawOutput.exitCode ?? rawOutput.exit_code) !== undefined) done.exitCode = num(rawOutput.exitCode ?? rawOutput.exit_code)!;
+      await this.#emit(done);
+      return;
+    }
+    if (output !== undefined || diff !== undefined) {
+      const updated: DriverEvent = { type: "tool.updated", callId: id, provenance };
+      if (output !== undefined) updated.output = output;
+      if (diff !== undefined) updated.diff = diff;
+      await this.#emit(updated);
+    }
+  }
+
+  /** Handles one `session/update` params object. */
+  async handle(params: unknown): Promise<void> {
+    const update = isObject(params) && isObject(params.update) ? params.update : undefined;
+    if (update === undefined) {
+      await this.notice("warning", "malformed_update", "the agent sent a session/update without an update object");
+      return;
+    }
+    if (this.replaying) {
+      this.replayed++;
+      return;
+    }
+    this.updates++;
+    const kind = str(update.sessionUpdate);
+    switch (kind) {
+      case "agent_message_chunk": {
+        const meta = isObject(update._meta) ? update._meta : undefined;
+        if (meta !== undefined && this.usesSource("chunk_meta")) {
+          const usage = tokenUsage(meta.usage);
+          if (usage !== undefined) {
+            this.mergeUsage(usage);
+            await this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "agent_message_chunk._meta.usage" } });
+          }
+        }
+        return this.#chunk("message", update);
+      }
+      case "agent_thought_chunk":
+        return this.#chunk("reasoning", update);
+      case "user_message_chunk":
+        // The agent echoing the prompt: not an event of the run.
+        return;
+      case "tool_call":
+      case "tool_call_update":
+        return this.#toolUpdate(update);
+      case "plan": {
+        const entries: PlanEntry[] = [];
+        for (const e of arr(update.entries)) {
+          if (!isObject(e)) continue;
+          const text = str(e.content);
+          const status = e.status === "in_progress" || e.status === "completed" ? e.status : "pending";
+          if (text !== undefined) entries.push({ text, status });
+        }
+        await this.#closeSegment();
+        return this.#emit({ type: "plan.updated", entries, provenance: { provider: PROVIDER, event: "plan" } });
+      }
+      case "available_commands_update": {
+        const commands = arr(update.availableCommands)
+          .filter(isObject)
+          .map((c) => {
+            const name = str(c.name);
+            const description = str(c.description);
+            return name === undefined ? undefined : description ? `/${name} — ${description}` : `/${name}`;
+          })
+          .filter((c): c is string => c !== undefined);
+        return this.notice("info", "available_commands", `the session offers ${commands.length} native commands: ${commands.join("; ")}`);
+      }
+      case "usage_update": {
+        if (!this.usesSource("usage_update")) return;
+        const usage: Usage = {};
+        const used = num(update.used);
+        const size = num(update.size);
+        if (used !== undefined) usage.context_used = used;
+        if (size !== undefined) usage.context_size = size;
+        const cost = isObject(update.cost) ? update.cost : undefined;
+        if (cost !== undefined && num(cost.amount) !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = num(cost.amount)!;
+        if (update.used === null) {
+          await this.notice("info", "usage_partial", "the agent reported context usage with used: null (kept: size and cost only)");
+        }
+        if (Object.keys(usage).length === 0) return;
+        this.mergeUsage(usage);
+        return this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "usage_update" } });
+      }
+      case "config_option_update":
+        this.#hooks.onConfigOptions?.(arr(update.configOptions));
+        return;
+      case "current_mode_update":
+        return this.notice("info", "mode_changed", `the session mode is now ${String(str(update.currentModeId) ?? "unknown")}`);
+      case "session_info_update":
+        // Title/timestamps of the session: nothing the run reports.
+        return;
+      case "notice": {
+        const title = str(update.title) ?? "notice";
+        const description = str(update.description);
+        const level = update.severity === "warning" || update.severity === "error" ? "warning" : "info";
+        return this.notice(level, "agent_notice", description ? `${title}: ${description}` : title);
+      }
+      default:
+        return this.notice("warning", "unmapped_update", `the agent sent a session update the driver does not map (${String(kind)})`);
+    }
+  }
+
+  /** Closes the open message or reasoning segment at the end of the turn. */
+  finish(): Promise<void> {
+    return this.#closeSegment();
+  }
+}

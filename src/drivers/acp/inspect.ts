@@ -1,0 +1,121 @@
+/**
+ * Inspection over `initialize` only: no `session/new`, no `authenticate`, never a login. ACP
+ * reports models and native commands only inside a session, so those panels are `unsupported`
+ * at inspection time (a run reports them as they arrive: `available_commands` notices and the
+ * session's config options), never a static list and never a conversation made to learn them.
+ */
+import type { InspectResponse } from "../../driver/types.js";
+import type { AuthReport, EnvironmentReport, Evidence, Observation } from "../../inspect/types.js";
+import type { AcpConnection } from "./connection.js";
+import { arr, errorText, isObject, str, type Json } from "./json.js";
+
+export const TRANSPORT = "acp (JSON-RPC over stdio)";
+
+function record(method: string, startedAt: number, durationMs: number | undefined, version: string | undefined, scope: Evidence["scope"] = "process"): Evidence {
+  const e: Evidence = {
+    transport: TRANSPORT,
+    method,
+    scope,
+    observedAt: new Date().toISOString(),
+    durationMs: Math.max(0, Math.round((durationMs ?? performance.now() - startedAt) * 100) / 100),
+  };
+  if (version !== undefined) e.providerVersion = version;
+  return e;
+}
+
+const unsupported = <T>(code: string, message: string): Observation<T> => ({ status: "unsupported", reason: { code, message }, evidence: [] });
+const unavailable = <T>(code: string, message: string): Observation<T> => ({ status: "unavailable", reason: { code, message }, evidence: [] });
+
+/** Every panel unavailable for one reason (the agent could not be started or initialized). */
+export function allUnavailable(code: string, message: string): InspectResponse {
+  return {
+    environment: unavailable(code, message),
+    models: unavailable(code, message),
+    commands: unavailable(code, message),
+    skills: unavailable(code, message),
+    mcp: unavailable(code, message),
+    quota: unavailable(code, message),
+    profile: unavailable(code, message),
+    configuration: unavailable(code, message),
+    auth: unavailable(code, message),
+  };
+}
+
+/** Auth methods with their kinds (`agent`, `terminal`, `env_var`, or a `_meta` flavour). */
+export function authMethods(init: Json): { id: string; name?: string; kind: string }[] {
+  return arr(init.authMethods)
+    .filter(isObject)
+    .map((m) => {
+      const meta = isObject(m._meta) ? m._meta : {};
+      const kind = str(m.type) ?? (meta["terminal-auth"] !== undefined ? "terminal" : meta["api-key"] !== undefined ? "api_key" : meta.gateway !== undefined ? "gateway" : "agent");
+      const out: { id: string; name?: string; kind: string } = { id: str(m.id) ?? "", kind };
+      if (str(m.name) !== undefined) out.name = str(m.name)!;
+      return out;
+    })
+    .filter((m) => m.id !== "");
+}
+
+export function environmentReport(init: Json, executablePath: string): EnvironmentReport {
+  const info = isObject(init.agentInfo) ? init.agentInfo : {};
+  const report: EnvironmentReport = {
+    executablePath,
+    platform: `${process.platform}-${process.arch}`,
+    capabilities: {
+      agentCapabilities: isObject(init.agentCapabilities) ? structuredClone(init.agentCapabilities) : {},
+      authMethods: authMethods(init),
+    },
+  };
+  if (typeof init.protocolVersion === "number" || typeof init.protocolVersion === "string") report.protocolVersion = String(init.protocolVersion);
+  if (str(info.version) !== undefined) report.version = str(info.version)!;
+  if (str(info.name) !== undefined) report.agentName = str(info.name)!;
+  if (str(info.title) !== undefined) report.agentTitle = str(info.title)!;
+  return report;
+}
+
+/** Panels from an initialized connection (plus `auth/status` when the agent advertises it). */
+export async function inspectConnection(connection: AcpConnection, executablePath: string, signal: AbortSignal): Promise<InspectResponse> {
+  const init = connection.init;
+  const version = isObject(init.agentInfo) ? str(init.agentInfo.version) : undefined;
+  const env = environmentReport(init, executablePath);
+  const caps = isObject(init.agentCapabilities) ? init.agentCapabilities : {};
+  const authCaps = isObject(caps.auth) ? caps.auth : {};
+
+  let auth: Observation<AuthReport>;
+  if (isObject(authCaps.status) || authCaps.status === true) {
+    const started = performance.now();
+    try {
+      const answer = await connection.request("auth/status", {}, signal, "before_delivery");
+      const a = isObject(answer) ? answer : {};
+      const signedIn = a.authenticated === true || a.signedIn === true || a.status === "authenticated";
+      const report: AuthReport = { signedIn };
+      const methodId = str(a.methodId) ?? str(a.method);
+      if (methodId !== undefined) report.method = methodId;
+      auth = { status: "observed", value: report, evidence: [record("auth/status", started, undefined, version, "account")] };
+    } catch (error) {
+      signal.throwIfAborted();
+      auth = { status: "unavailable", reason: { code: "provider_error", message: `auth/status failed: ${errorText(error)}` }, evidence: [] };
+    }
+  } else {
+    auth = unsupported(
+      "method_unsupported",
+      "the agent advertises no auth/status probe; ACP agents report missing authentication only when a session is created or prompted",
+    );
+  }
+
+  const sessionScoped = (what: string) =>
+    unsupported<never>(
+      "session_scoped",
+      `ACP reports ${what} only inside a session; inspect() creates no session, so a run reports them as they arrive`,
+    );
+  return {
+    environment: { status: "observed", value: env, evidence: [record("initialize", 0, connection.initDurationMs, version)] },
+    models: sessionScoped("models (session config options)"),
+    commands: sessionScoped("native commands (available_commands_update)"),
+    skills: unsupported("method_unsupported", "ACP has no skills listing"),
+    mcp: unsupported("method_unsupported", "ACP has no MCP status method (mcpCapabilities are in the environment panel)"),
+    quota: unsupported("method_unsupported", "ACP has no quota method"),
+    profile: unsupported("method_unsupported", "ACP has no profile method"),
+    configuration: sessionScoped("configuration (modes and config options)"),
+    auth,
+  };
+}
