@@ -11,6 +11,13 @@ import { join } from "node:path";
 export const REPORTS = Object.freeze([
   Object.freeze({ entry: "agent-adaptor", config: "api-extractor.json", report: "agent-adaptor.api.md" }),
   Object.freeze({ entry: "agent-adaptor/testing", config: "api-extractor.testing.json", report: "agent-adaptor-testing.api.md" }),
+  ...["codex", "claude", "codebuddy"].map((name) =>
+    Object.freeze({
+      entry: `agent-adaptor/drivers/${name}`,
+      config: `api-extractor.${name}.json`,
+      report: `agent-adaptor-drivers-${name}.api.md`,
+    }),
+  ),
 ]);
 
 /** Identifiers that must never appear in a report. */
