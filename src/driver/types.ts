@@ -6,18 +6,7 @@
 import type { ApprovalRequest, JsonSchema, McpServerConfig, Policy, SkillRef, ToolDeclaration, UserInputAnswer, UserInputRequest } from "../agent/options.js";
 import type { ApprovalDecision, DriverEvent } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
-import type {
-  AuthReport,
-  ConfigurationReport,
-  EnvironmentReport,
-  McpReport,
-  ModelInfo,
-  NativeCommandInfo,
-  Observation,
-  ProfileSnapshot,
-  QuotaReport,
-  SkillSnapshot,
-} from "../inspect/types.js";
+import type { Inspection } from "../inspect/types.js";
 
 export type InputKind = "image" | "file" | "audio";
 export type DeliveryMode = "native" | "workspace_reference";
@@ -64,17 +53,11 @@ export interface InspectRequest {
   resources: ResolvedResources;
 }
 
-/** The provider observations a driver returns; core maps, checks, copies and redacts them. */
-export interface InspectResponse {
-  environment: Observation<EnvironmentReport>;
-  models: Observation<ModelInfo[]>;
-  commands: Observation<NativeCommandInfo[]>;
-  skills: Observation<SkillSnapshot>;
-  mcp: Observation<McpReport>;
-  quota: Observation<QuotaReport>;
-  profile: Observation<ProfileSnapshot>;
-  configuration: Observation<ConfigurationReport>;
-  auth: Observation<AuthReport>;
+/**
+ * The provider observations a driver returns — every panel of an `Inspection` — which core
+ * checks, copies and redacts.
+ */
+export interface InspectResponse extends Omit<Inspection, "driver"> {
   /** Values (API keys the provider echoed, tokens) that must be redacted everywhere. */
   secrets?: string[];
 }
