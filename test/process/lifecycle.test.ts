@@ -44,6 +44,38 @@ describe("reaping on host exit", () => {
   });
 });
 
+describe("reaping when the host dies of a signal", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "reap-signal-test-"));
+    const processFiles = (await readdir(new URL("../../src/process/", import.meta.url))).filter((f) => f.endsWith(".ts"));
+    await transpileSources(dir, ["src/errors/index.ts", "src/inspect/redact.ts", ...processFiles.map((f) => `src/process/${f}`)]);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(["SIGTERM", "SIGINT"] as const)("a host without its own %s handler still dies of it, and its groups go with it", async (signal) => {
+    const host = `
+      import { spawnProcess } from ${JSON.stringify(join(dir, "src/process/index.js"))};
+      const child = await spawnProcess({ command: process.execPath, args: ["-e", ${JSON.stringify(STUBBORN_PARENT)}] });
+      let buffered = "";
+      child.stdout.on("data", (chunk) => {
+        buffered += chunk;
+        if (buffered.includes("\\n")) process.stdout.write(buffered.slice(0, buffered.indexOf("\\n") + 1));
+      });
+      setInterval(() => {}, 1000);
+    `;
+    const proc = spawn(process.execPath, ["--input-type=module", "-e", host], { stdio: ["ignore", "pipe", "inherit"] });
+    const report = JSON.parse(await firstLine(proc.stdout)) as { child: number; grandchild: number };
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.once("exit", (_code, sig) => resolve(sig)));
+    proc.kill(signal);
+    expect(await exited).toBe(signal);
+    await expect.poll(() => isAlive(report.child), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => isAlive(report.grandchild), { timeout: 10_000 }).toBe(false);
+  });
+});
+
 describe("backpressure and bounds with a real child", () => {
   it("a paused consumer blocks the child instead of buffering its output", async () => {
     // 64 MiB of lines, far more than pipe and stream buffers hold, written the way a well-behaved
