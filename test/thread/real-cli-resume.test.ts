@@ -1,7 +1,7 @@
 /**
- * Threads end to end on the real Codex CLI: a thread started in this process is resumed from a
- * second OS process through the SQLite store, and the model server sees the earlier turn in the
- * conversation it is sent; a fork continues from the same history.
+ * Threads end to end on the real Codex and Claude Code CLIs: a thread started in this process is
+ * resumed from a second OS process through the SQLite store, and the model server sees the
+ * earlier turn in the conversation it is sent; a fork continues from the same history.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { createAgent, sqliteThreadStore } from "../../src/index.js";
+import { claude, type ClaudeConfig } from "../../src/drivers/claude/index.js";
 import { codex, type CodexConfig } from "../../src/drivers/codex/index.js";
 import type { CapturedRequest } from "../../src/testing/model-server/index.js";
 import { SCRIPTED_KEY_ENV, withRealCli, type RealCliContext } from "../../src/testing/real-cli/index.js";
@@ -17,7 +18,7 @@ import { describeRealCli } from "../real-cli/helpers.js";
 const run = promisify(execFile);
 const child = fileURLToPath(new URL("./fixtures/resume-turn.mjs", import.meta.url));
 
-function driverConfig(ctx: RealCliContext): CodexConfig {
+function codexConfig(ctx: RealCliContext): CodexConfig {
   return {
     home: ctx.configDir,
     env: ctx.env,
@@ -26,10 +27,24 @@ function driverConfig(ctx: RealCliContext): CodexConfig {
   };
 }
 
-const textOf = (request: CapturedRequest) => request.messages.flatMap((m) => m.parts).map((p) => (p.type === "text" ? p.text : "")).join("\n");
-const modelRequests = (ctx: RealCliContext) => ctx.server.requests.filter((r) => r.dialect === "responses" && !r.auxiliary);
+/** Claude reads its key from a variable the lane does not set; the binding supplies the URL. */
+function claudeConfig(ctx: RealCliContext): ClaudeConfig {
+  const env: Record<string, string | undefined> = { ...ctx.env, THREADS_TEST_KEY: "scripted-key" };
+  delete env.ANTHROPIC_BASE_URL;
+  delete env.ANTHROPIC_API_KEY;
+  return { executable: ctx.executable, configDir: ctx.configDir, model: ctx.model, settingSources: [], provider: { baseUrl: ctx.server.url, apiKeyEnv: "THREADS_TEST_KEY" }, env };
+}
 
-describeRealCli("codex", () => {
+const LANES = [
+  { cli: "codex" as const, dialect: "responses", make: (ctx: RealCliContext) => ({ name: "codex", config: codexConfig(ctx), driver: codex(codexConfig(ctx)) }) },
+  { cli: "claude" as const, dialect: "anthropic", make: (ctx: RealCliContext) => ({ name: "claude", config: claudeConfig(ctx), driver: claude(claudeConfig(ctx)) }) },
+];
+
+const textOf = (request: CapturedRequest) => request.messages.flatMap((m) => m.parts).map((p) => (p.type === "text" ? p.text : "")).join("\n");
+for (const lane of LANES) {
+const modelRequests = (ctx: RealCliContext) => ctx.server.requests.filter((r) => r.dialect === lane.dialect && !r.auxiliary);
+
+describeRealCli(lane.cli, () => {
   it("resumes a thread in a second OS process and forks it, through the SQLite store", async () => {
     const script = {
       turns: [
@@ -38,10 +53,10 @@ describeRealCli("codex", () => {
         { match: { lastUserTextContains: "fork question" }, reply: { text: "Forked answer." } },
       ],
     };
-    await withRealCli("codex", script, async (ctx) => {
+    await withRealCli(lane.cli, script, async (ctx) => {
       const db = join(ctx.root, "threads.db");
       const store = sqliteThreadStore(db);
-      const agent = createAgent(codex(driverConfig(ctx)), { workspace: ctx.workspace, threadStore: store, defaults: { model: ctx.model } });
+      const agent = createAgent(lane.make(ctx).driver, { workspace: ctx.workspace, threadStore: store, defaults: { model: ctx.model } });
       let threadId: string;
       let sessionId: string | undefined;
       try {
@@ -55,7 +70,8 @@ describeRealCli("codex", () => {
         await agent.close();
       }
 
-      const spec = { db, threadId, workspace: ctx.workspace, model: ctx.model, prompt: "Now tell me which word it was.", driver: driverConfig(ctx) };
+      const { name, config } = lane.make(ctx);
+      const spec = { db, threadId, workspace: ctx.workspace, model: ctx.model, prompt: "Now tell me which word it was.", driverName: name, driver: config };
       const { stdout } = await run(process.execPath, [child, JSON.stringify(spec)], { env: process.env, timeout: 120_000 });
       const second = JSON.parse(stdout) as { text: string; providerSessionId: string; turns: number };
       expect(second).toMatchObject({ text: "The word was amber.", providerSessionId: sessionId, turns: 2 });
@@ -63,7 +79,7 @@ describeRealCli("codex", () => {
       expect(textOf(resumedRequest)).toContain("remember the word amber");
       expect(textOf(resumedRequest)).toContain("I will remember amber.");
 
-      const forker = createAgent(codex(driverConfig(ctx)), { workspace: ctx.workspace, threadStore: store, defaults: { model: ctx.model } });
+      const forker = createAgent(lane.make(ctx).driver, { workspace: ctx.workspace, threadStore: store, defaults: { model: ctx.model } });
       try {
         const parent = await forker.resumeThread(threadId);
         const fork = await parent.fork({ id: "tenant-1/conversation-1/fork" });
@@ -82,3 +98,4 @@ describeRealCli("codex", () => {
     });
   });
 });
+}
