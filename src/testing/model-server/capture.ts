@@ -2,6 +2,7 @@
  * Request capture helpers: header redaction, data-URL inspection and the text views of a
  * captured conversation that scripts match on.
  */
+import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { CapturedMessage, CapturedPart, CapturedSource } from "./types.js";
 
@@ -25,26 +26,25 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, stri
   return out;
 }
 
-/** Decoded size of a base64 payload, without decoding it. */
-export function base64ByteLength(data: string): number {
-  const clean = data.replace(/\s+/g, "");
-  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
-  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+/** Decoded size and SHA-256 (hex) of a base64 payload, so tests can prove which bytes arrived. */
+export function describeBase64(data: string): { byteLength: number; sha256: string } {
+  const bytes = Buffer.from(data, "base64");
+  return { byteLength: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 
-/** Media type and decoded size of a `data:` URL; `undefined` for any other URL. */
-export function parseDataUrl(url: string): { mediaType?: string; byteLength: number } | undefined {
+/** Media type, decoded size and SHA-256 of a `data:` URL; `undefined` for any other URL. */
+export function parseDataUrl(url: string): { mediaType?: string; byteLength: number; sha256?: string } | undefined {
   const match = /^data:([^;,]*)((?:;[^;,]*)*),/.exec(url);
   if (!match) return undefined;
   const payload = url.slice(match[0].length);
   const isBase64 = (match[2] ?? "").split(";").includes("base64");
-  let byteLength: number;
+  let described: { byteLength: number; sha256?: string };
   try {
-    byteLength = isBase64 ? base64ByteLength(payload) : Buffer.byteLength(decodeURIComponent(payload));
+    described = isBase64 ? describeBase64(payload) : { byteLength: Buffer.byteLength(decodeURIComponent(payload)) };
   } catch {
-    byteLength = Buffer.byteLength(payload);
+    described = { byteLength: Buffer.byteLength(payload) };
   }
-  return match[1] ? { mediaType: match[1], byteLength } : { byteLength };
+  return match[1] ? { mediaType: match[1], ...described } : described;
 }
 
 /** Describes where a binary part came from, given a URL that may be a `data:` URL. */
@@ -53,6 +53,7 @@ export function describeUrl(url: string): {
   mediaType?: string;
   url?: string;
   byteLength?: number;
+  sha256?: string;
 } {
   const data = parseDataUrl(url);
   if (data) return { source: "base64", ...data };

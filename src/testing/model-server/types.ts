@@ -17,7 +17,7 @@ export type CapturedSource = "base64" | "url" | "file" | "text";
 /** One normalized content part of a message. Binary payloads are never copied: only their size. */
 export type CapturedPart =
   | { type: "text"; text: string }
-  | { type: "image"; mediaType?: string; source: CapturedSource; url?: string; byteLength?: number }
+  | { type: "image"; mediaType?: string; source: CapturedSource; url?: string; byteLength?: number; sha256?: string }
   | {
       type: "file";
       mediaType?: string;
@@ -25,8 +25,9 @@ export type CapturedPart =
       source: CapturedSource;
       url?: string;
       byteLength?: number;
+      sha256?: string;
     }
-  | { type: "audio"; mediaType?: string; source: CapturedSource; byteLength?: number }
+  | { type: "audio"; mediaType?: string; source: CapturedSource; byteLength?: number; sha256?: string }
   | { type: "tool_call"; name: string; callId: string; arguments?: unknown }
   | { type: "tool_result"; callId: string; text?: string; isError?: boolean; parts?: CapturedPart[] }
   | { type: "reasoning"; text?: string }

@@ -6,7 +6,7 @@
  * → `message_stop`, each as `event: <type>` + `data:`. Claude Code appends a trailing
  * `role: "system"` message after the user turn; it is kept as a `system` message.
  */
-import { base64ByteLength, partKindFor } from "../capture.js";
+import { describeBase64, partKindFor } from "../capture.js";
 import { asArray, asRecord, asString } from "../json.js";
 import type { JsonRecord } from "../json.js";
 import { answerText, chunks } from "../reply.js";
@@ -31,7 +31,7 @@ function binaryPart(kind: "image" | "document", block: JsonRecord): CapturedPart
   switch (source.type) {
     case "base64": {
       const data = asString(source.data);
-      return { type, source: "base64", ...common, ...(data === undefined ? {} : { byteLength: base64ByteLength(data) }) };
+      return { type, source: "base64", ...common, ...(data === undefined ? {} : describeBase64(data)) };
     }
     case "url":
       return { type, source: "url", ...common, ...(asString(source.url) === undefined ? {} : { url: String(source.url) }) };

@@ -7,7 +7,7 @@
  * without text ("NO_RESPONSE_TEXT"), so the last chunk always carries `finishReason: "STOP"`
  * and the `usageMetadata`.
  */
-import { base64ByteLength, partKindFor } from "../capture.js";
+import { describeBase64, partKindFor } from "../capture.js";
 import { asArray, asRecord, asString, isRecord } from "../json.js";
 import type { JsonRecord } from "../json.js";
 import { answerText, chunks } from "../reply.js";
@@ -34,7 +34,7 @@ function part(raw: unknown): CapturedPart {
       type: partKindFor(mediaType),
       source: "base64",
       ...(mediaType === undefined ? {} : { mediaType }),
-      ...(data === undefined ? {} : { byteLength: base64ByteLength(data) }),
+      ...(data === undefined ? {} : describeBase64(data)),
     };
   }
   if (isRecord(p.fileData)) {
