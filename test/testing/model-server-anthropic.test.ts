@@ -176,9 +176,9 @@ describe("Anthropic Messages dialect", () => {
     });
     const [user, assistant, results] = s.requests[0]!.messages;
     expect(user?.parts.slice(1, 4)).toEqual([
-      { type: "image", source: "base64", mediaType: "image/png", byteLength: 8 },
+      { type: "image", source: "base64", mediaType: "image/png", byteLength: 8, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
       { type: "image", source: "url", url: "https://example.com/a.png" },
-      { type: "file", source: "base64", mediaType: "application/pdf", filename: "spec", byteLength: 5 },
+      { type: "file", source: "base64", mediaType: "application/pdf", filename: "spec", byteLength: 5, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
     ]);
     expect(assistant?.parts).toEqual([{ type: "tool_call", name: "Read", callId: "toolu_1", arguments: { file_path: "/a.png" } }]);
     expect(results?.parts).toEqual([
@@ -186,7 +186,7 @@ describe("Anthropic Messages dialect", () => {
         type: "tool_result",
         callId: "toolu_1",
         text: "image follows",
-        parts: [{ type: "image", source: "base64", mediaType: "image/png", byteLength: 8 }],
+        parts: [{ type: "image", source: "base64", mediaType: "image/png", byteLength: 8, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
       },
     ]);
     // after the tool round trip the last user text is still the prompt

@@ -113,10 +113,10 @@ describe("OpenAI Chat Completions dialect", () => {
     });
     const [user, assistant, tool] = s.requests[0]!.messages;
     expect(user?.parts.slice(1)).toEqual([
-      { type: "image", source: "base64", mediaType: "image/jpeg", byteLength: 6 },
+      { type: "image", source: "base64", mediaType: "image/jpeg", byteLength: 6, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
       { type: "image", source: "url", url: "https://example.com/cat.png" },
       { type: "audio", source: "base64", mediaType: "audio/wav" },
-      { type: "file", source: "base64", mediaType: "application/pdf", byteLength: 5, filename: "doc.pdf" },
+      { type: "file", source: "base64", mediaType: "application/pdf", byteLength: 5, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), filename: "doc.pdf" },
     ]);
     expect(assistant?.parts).toEqual([{ type: "tool_call", name: "bash", callId: "call_1", arguments: { command: "ls" } }]);
     expect(tool).toEqual({ role: "tool", parts: [{ type: "tool_result", callId: "call_1", text: "a.txt" }] });

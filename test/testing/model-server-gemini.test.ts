@@ -149,8 +149,8 @@ describe("Gemini dialect", () => {
     });
     const [user, model, result] = s.requests[0]!.messages;
     expect(user?.parts.slice(1)).toEqual([
-      { type: "image", source: "base64", mediaType: "image/png", byteLength: 8 },
-      { type: "audio", source: "base64", mediaType: "audio/mp3", byteLength: 3 },
+      { type: "image", source: "base64", mediaType: "image/png", byteLength: 8, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      { type: "audio", source: "base64", mediaType: "audio/mp3", byteLength: 3, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
       { type: "file", source: "url", mediaType: "application/pdf", url: "gs://b/doc.pdf" },
     ]);
     // without ids, Gemini calls and responses are paired by function name

@@ -165,8 +165,8 @@ describe("OpenAI Responses dialect", () => {
       ],
     });
     const [user, call, output] = s.requests[0]!.messages;
-    expect(user?.parts[2]).toEqual({ type: "image", source: "base64", mediaType: "image/png", byteLength: 16 });
-    expect(user?.parts[4]).toEqual({ type: "file", source: "base64", mediaType: "application/pdf", byteLength: 3, filename: "a.pdf" });
+    expect(user?.parts[2]).toEqual({ type: "image", source: "base64", mediaType: "image/png", byteLength: 16, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(user?.parts[4]).toEqual({ type: "file", source: "base64", mediaType: "application/pdf", byteLength: 3, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), filename: "a.pdf" });
     expect(user?.parts.some((p) => p.type === "text" && p.text.includes("base64"))).toBe(false);
     expect(call).toEqual({ role: "assistant", parts: [{ type: "tool_call", name: "exec_command", callId: "call_1", arguments: { cmd: "ls" } }] });
     expect(output).toEqual({ role: "tool", parts: [{ type: "tool_result", callId: "call_1", text: "Process exited with code 0\nOutput:\na.txt" }] });
