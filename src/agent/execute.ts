@@ -283,9 +283,13 @@ async function runToTerminal(
     throw new RunFailedError(safe, partial(), { cause });
   };
 
+  // A driver that announced run.completed had the provider's final answer: a cancel arriving
+  // after that (while the driver retires its process) does not rewrite the run.
+  const completedBeforeCancel = announced?.type === "run.completed" && thrown === undefined;
+  const cancelled = (signal.aborted && !completedBeforeCancel) || announced?.type === "run.cancelled";
   const status = contractError || fatal || (thrown !== undefined && !signal.aborted) || announced?.type === "run.failed"
     ? "failed"
-    : signal.aborted || announced?.type === "run.cancelled"
+    : cancelled
       ? "cancelled"
       : "completed";
   if (response?.providerSessionId !== undefined) providerSessionId = response.providerSessionId;
@@ -305,7 +309,7 @@ async function runToTerminal(
     // The thread refused the run (busy, incompatible, not found) before anything launched.
     return fail(failureOf(thrown, "before_delivery"), thrown);
   }
-  if (signal.aborted || announced?.type === "run.cancelled") {
+  if (cancelled) {
     const reason = cancelReason() ?? (announced?.type === "run.cancelled" ? announced.reason : undefined);
     await timeline.finish({ type: "run.cancelled", ...(reason !== undefined ? { reason: redactor.redactText(reason) } : {}) });
     throw new RunCancelledError(reason === undefined ? undefined : redactor.redactText(reason));

@@ -3,6 +3,7 @@
  * the CLI never hard-codes a provider.
  */
 import type { Driver } from "../driver/types.js";
+import { codexAcp, copilot, cursor, gemini, qwen } from "../drivers/acp/index.js";
 import { claude } from "../drivers/claude/index.js";
 import { codebuddy } from "../drivers/codebuddy/index.js";
 import { codex } from "../drivers/codex/index.js";
@@ -72,3 +73,10 @@ registerCliDriver("codebuddy", "CodeBuddy Code through its stream-json control p
     ...(settings.model ? { model: settings.model } : {}),
   }),
 );
+
+const ACP_PRESETS = { gemini, qwen, copilot, "codex-acp": codexAcp, cursor } as const;
+for (const [name, preset] of Object.entries(ACP_PRESETS)) {
+  registerCliDriver(name, `${name} over the Agent Client Protocol`, (settings) =>
+    preset(settings.executable ? { executable: settings.executable } : {}),
+  );
+}

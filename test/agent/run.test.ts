@@ -237,3 +237,46 @@ describe("approvals and questions", () => {
     await agent.close();
   });
 });
+
+describe("cancel after the provider answered", () => {
+  it("a run whose driver announced run.completed stays completed when a cancel lands during cleanup", async () => {
+    let release!: () => void;
+    const cleanup = new Promise<void>((resolve) => (release = resolve));
+    const agent = createAgent({
+      ...fakeDriver(),
+      run: async (_req, sink) => {
+        await sink.emit({ type: "message.completed", itemId: "m", text: "final" });
+        await sink.emit({ type: "run.completed" });
+        await cleanup; // e.g. retiring the provider process
+        return { text: "final" };
+      },
+    });
+    const stream = agent.stream("x");
+    const events: AgentEvent[] = [];
+    for await (const e of stream) {
+      events.push(e);
+      if (e.type === "message.completed") {
+        stream.cancel("too late");
+        release();
+      }
+    }
+    expect(events.at(-1)?.type).toBe("run.completed");
+    await expect(stream.result).resolves.toMatchObject({ text: "final" });
+    await agent.close();
+  });
+
+  it("without that announcement a cancel during the driver's run still cancels it", async () => {
+    const agent = createAgent({
+      ...fakeDriver(),
+      run: async (_req, sink, signal) => {
+        await sink.emit({ type: "message.completed", itemId: "m", text: "partial" });
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        return { text: "partial" };
+      },
+    });
+    const stream = agent.stream("x");
+    for await (const e of stream) if (e.type === "message.completed") stream.cancel();
+    await expect(stream.result).rejects.toMatchObject({ code: "run_cancelled" });
+    await agent.close();
+  });
+});

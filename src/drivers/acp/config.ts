@@ -37,6 +37,11 @@ export interface AcpPresetTraits {
    * refuse such an answer instead of reporting an empty run.
    */
   phantomTurnAfterCancel?: boolean;
+  /**
+   * How long closing waits for the agent to exit on end of input before its process group is
+   * signalled (default 1000 ms; 0 for agents that never exit on EOF, such as codex-acp).
+   */
+  eofExitMs?: number;
   /** Agent text chunks that are diagnostics, not the model's answer (dropped with a notice). */
   diagnosticText?: readonly RegExp[];
 }

@@ -327,7 +327,21 @@ export class AcpConnection {
         await this.process.stop();
         throw this.exitError(`during ${method}`, phase);
       }
-      if ("error" in outcome) throw rpcFailure(method, outcome.error, phase);
+      if ("error" in outcome) {
+        const rpcCode = isObject(outcome.error) || outcome.error instanceof Error ? (outcome.error as { code?: unknown }).code : undefined;
+        if (typeof rpcCode !== "number") {
+          // Not an answer from the agent: the connection closed. A dying process explains it.
+          const exited = await Promise.race([
+            this.process.exited.then(() => true),
+            new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000).unref()),
+          ]);
+          if (exited) {
+            await this.process.stop();
+            throw this.exitError(`during ${method}`, phase);
+          }
+        }
+        throw rpcFailure(method, outcome.error, phase);
+      }
       return outcome.value;
     } finally {
       if (onAbort && signal) signal.removeEventListener("abort", onAbort);
@@ -357,6 +371,17 @@ export class AcpConnection {
         this.#conn.close();
       } catch {
         // Already closed.
+      }
+      // Most agents exit on end of input and persist their session on the way out (Gemini's
+      // session/load finds nothing after a SIGTERM); give them a moment before the group is signalled.
+      const eofWait = this.config.preset.eofExitMs ?? 1000;
+      if (eofWait > 0 && this.#exit === undefined) {
+        try {
+          this.process.stdin.end();
+        } catch {
+          // Already closed.
+        }
+        await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, eofWait).unref())]);
       }
       await this.process.stop({ graceMs: 1500 });
     })();
