@@ -105,6 +105,7 @@ export type {
   SkillSnapshot,
 } from "./inspect/types.js";
 export { PANEL_NAMES } from "./inspect/types.js";
+export { allUnavailable, observed, unavailable, unsupported } from "./driver/observations.js";
 
 export type {
   DeliveryMode,

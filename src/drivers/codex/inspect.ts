@@ -4,6 +4,7 @@
  * `mcpServerStatus/list`. No method here creates a thread. Every answer is parsed leniently:
  * unknown fields are ignored, a missing field is `undefined`, never a guess.
  */
+import { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
 import type { InspectResponse } from "../../driver/types.js";
 import { AdaptorError } from "../../errors/index.js";
 import type {
@@ -61,17 +62,6 @@ export function evidence(method: string, scope: Scope, startedAt: number, provid
   return record;
 }
 
-export function unavailable<T>(code: string, message: string, records: Evidence[] = []): Observation<T> {
-  return { status: "unavailable", reason: { code, message }, evidence: records };
-}
-
-function unsupported<T>(message: string, records: Evidence[] = []): Observation<T> {
-  return { status: "unsupported", reason: { code: "method_unsupported", message }, evidence: records };
-}
-
-function observed<T>(value: T, records: Evidence[]): Observation<T> {
-  return { status: "observed", value, evidence: records };
-}
 
 /** Whether a JSON-RPC error says the method does not exist in this Codex version. */
 function isUnknownMethod(error: unknown): boolean {
@@ -371,18 +361,4 @@ export async function inspectConnection(
   };
 }
 
-/** Every panel unavailable for the same reason (the provider could not be started or answered nothing). */
-export function allUnavailable(code: string, message: string): Omit<InspectResponse, "secrets"> {
-  const panel = <T>(): Observation<T> => unavailable<T>(code, message);
-  return {
-    environment: panel(),
-    models: panel(),
-    commands: panel(),
-    skills: panel(),
-    mcp: panel(),
-    quota: panel(),
-    profile: panel(),
-    configuration: panel(),
-    auth: panel(),
-  };
-}
+export { allUnavailable, unavailable };

@@ -1,33 +1,7 @@
-/** Builders for inspection observations, so every panel states its status the same way. */
-import type { InspectResponse } from "../../driver/types.js";
-import type { Evidence, Observation } from "../../inspect/types.js";
+/** Evidence timing for the stream-json drivers; observations are built with core's builders. */
+import type { Evidence } from "../../inspect/types.js";
 
-export function observed<T>(value: T, evidence: Evidence[]): Observation<T> {
-  return { status: "observed", value, evidence };
-}
-
-export function unavailable<T>(code: string, message: string, evidence: Evidence[] = []): Observation<T> {
-  return { status: "unavailable", reason: { code, message }, evidence };
-}
-
-export function unsupported<T>(message: string, evidence: Evidence[] = [], code = "method_unsupported"): Observation<T> {
-  return { status: "unsupported", reason: { code, message }, evidence };
-}
-
-/** Every panel unavailable for one reason (missing executable, no answer, ...). */
-export function allUnavailable(code: string, message: string): InspectResponse {
-  return {
-    environment: unavailable(code, message),
-    models: unavailable(code, message),
-    commands: unavailable(code, message),
-    skills: unavailable(code, message),
-    mcp: unavailable(code, message),
-    quota: unavailable(code, message),
-    profile: unavailable(code, message),
-    configuration: unavailable(code, message),
-    auth: unavailable(code, message),
-  };
-}
+export { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
 
 /** Measures one official call and records where its answer came from. */
 export class EvidenceClock {
