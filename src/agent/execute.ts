@@ -21,6 +21,7 @@ import type { InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
 import type { ApprovalRequest, CallOptions, EventBufferOptions, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "./options.js";
 import type { Result } from "./result.js";
+import { raceAbort } from "./prepare.js";
 import { RunStreamImpl, type RunStream } from "./run-stream.js";
 
 /** Event types whose text is model output; every other event is redacted before publication. */
@@ -153,8 +154,8 @@ async function runToTerminal(
   };
   const publish = (event: DriverEvent): Promise<void> | undefined => {
     try {
-        const published = CONTENT_EVENTS.has(event.type) ? event : redactor.redactValue(event);
-        return timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
+      const published = CONTENT_EVENTS.has(event.type) ? event : redactor.redactValue(event);
+      return timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -170,11 +171,13 @@ async function runToTerminal(
       by = "cancel";
     } else if (options.onApproval) {
       try {
-        decision = await options.onApproval(safeRequest, signal);
+        // A handler that ignores the signal must not hold a cancelled run open.
+        decision = await raceAbort(options.onApproval(safeRequest, signal), signal);
       } catch {
-        decision = { decision: "deny", message: "the approval handler failed" };
-        if (signal.aborted) by = "cancel";
-        else await timeline.publish({ type: "notice", level: "warning", code: "approval_handler_failed", message: "the approval handler threw; the request was denied" });
+        decision = { decision: "deny", message: signal.aborted ? "the run was cancelled" : "the approval handler failed" };
+        if (!signal.aborted) {
+          await timeline.publish({ type: "notice", level: "warning", code: "approval_handler_failed", message: "the approval handler threw; the request was denied" });
+        }
       }
       if (signal.aborted) by = "cancel";
     } else {
@@ -192,7 +195,7 @@ async function runToTerminal(
     let answer: UserInputAnswer = { declined: true };
     if (options.onUserInput && !signal.aborted) {
       try {
-        answer = await options.onUserInput(redactor.redactValue(request), signal);
+        answer = await raceAbort(options.onUserInput(redactor.redactValue(request), signal), signal);
       } catch {
         answer = { declined: true };
       }

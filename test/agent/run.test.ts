@@ -280,3 +280,21 @@ describe("cancel after the provider answered", () => {
     await agent.close();
   });
 });
+
+describe("handlers that ignore cancellation", () => {
+  it("a cancelled run does not wait for an approval handler that never answers", async () => {
+    const agent = createAgent(
+      fakeDriver({ script: { steps: [{ approve: { requestId: "r", kind: "command", summary: "x", options: [] } }] } }),
+      { defaults: { onApproval: () => new Promise(() => undefined) } },
+    );
+    const stream = agent.stream("x");
+    const events: AgentEvent[] = [];
+    for await (const e of stream) {
+      events.push(e);
+      if (e.type === "approval.requested") stream.cancel("stop");
+    }
+    expect(events.find((e) => e.type === "approval.resolved")).toMatchObject({ decision: { decision: "deny" }, by: "cancel" });
+    expect(events.at(-1)?.type).toBe("run.cancelled");
+    await agent.close();
+  });
+});
