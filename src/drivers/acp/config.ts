@@ -46,6 +46,23 @@ export interface AcpPresetTraits {
   diagnosticText?: readonly RegExp[];
 }
 
+/** Session-loading quirks of a known agent; set by the presets only (not part of the public traits). */
+export interface AcpLoadQuirks {
+  /**
+   * The agent names a session's history file after the wall-clock minute (UTC) in which a process
+   * first set the session up, and a `session/load` set up in that same minute appends a fresh,
+   * empty history to that very file, after which the session cannot be found (Gemini CLI). The
+   * driver then delays `session/load` of a session it created until that minute has passed.
+   */
+  loadAfterCreationMinute?: boolean;
+  /**
+   * The agent answers `session/load` before it has finished replaying the history (Gemini CLI
+   * streams it without awaiting it), so the driver treats updates as replay until none has arrived
+   * for a short quiet window (at most 3 s) before it sends the prompt.
+   */
+  replayTrailsLoad?: boolean;
+}
+
 /** Client capabilities the driver advertises in `initialize`. */
 export interface AcpClientCapabilities {
   /** `fs/read_text_file` and `fs/write_text_file`, served inside the workspace only. Default: both off. */
@@ -134,7 +151,7 @@ export interface ResolvedAcpConfig {
   clientCapabilities: { fs: { readTextFile: boolean; writeTextFile: boolean }; meta?: Record<string, unknown> };
   watchdogs: ResolvedWatchdogs;
   startupTimeoutMs: number;
-  preset: Required<Pick<AcpPresetTraits, "id" | "name">> & AcpPresetTraits;
+  preset: Required<Pick<AcpPresetTraits, "id" | "name">> & AcpPresetTraits & AcpLoadQuirks;
 }
 
 function bound(value: number | undefined, fallback: number, max: number, what: string): number {

@@ -87,6 +87,7 @@ class AcpDriverImpl implements AcpDriver {
   readonly #descriptor: Descriptor;
   #started = 0;
   #closed = false;
+  readonly #sessionsCreated = new Map<string, number>();
 
   constructor(config: ResolvedAcpConfig) {
     this.#config = config;
@@ -194,6 +195,7 @@ class AcpDriverImpl implements AcpDriver {
       driverId: this.#config.preset.id,
       traits: this.#config.preset,
       watchdogs: this.#config.watchdogs,
+      sessionsCreated: this.#sessionsCreated,
       acquire: async (req, runSignal) => {
         const standby = req.standby instanceof Standby ? req.standby.claim(this) : undefined;
         return standby ?? this.#open(req.workspace, runSignal, true);

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import { ConfigError } from "../../errors/index.js";
-import type { AcpClientCapabilities, AcpConfig, AcpPresetTraits, AcpWatchdogs } from "./config.js";
+import type { AcpClientCapabilities, AcpConfig, AcpLoadQuirks, AcpPresetTraits, AcpWatchdogs } from "./config.js";
 import { acp, type AcpDriver } from "./driver.js";
 
 const require = createRequire(import.meta.url);
@@ -97,7 +97,7 @@ function checkProvider(options: AcpPresetOptions, preset: string): void {
   if (typeof p.baseUrl !== "string" || !/^https?:\/\//.test(p.baseUrl)) throw new ConfigError(`${preset}: provider.baseUrl must be an http(s) URL`);
 }
 
-function build(options: AcpPresetOptions, launch: Launch, presetArgs: string[], env: Record<string, string | undefined>, traits: AcpPresetTraits): AcpDriver {
+function build(options: AcpPresetOptions, launch: Launch, presetArgs: string[], env: Record<string, string | undefined>, traits: AcpPresetTraits & AcpLoadQuirks): AcpDriver {
   const config: AcpConfig = {
     command: options.executable ?? launch.command,
     args: [...(options.executable !== undefined ? [] : launch.args), ...presetArgs, ...(options.args ?? [])],
@@ -135,6 +135,8 @@ export function gemini(options: AcpPresetOptions = {}): AcpDriver {
     name: "Gemini CLI (ACP)",
     usage: ["meta_quota", "prompt_response"],
     fork: false,
+    loadAfterCreationMinute: true,
+    replayTrailsLoad: true,
   });
 }
 

@@ -24,7 +24,7 @@ import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { FeatureUnsupportedError, ProviderError } from "../../errors/index.js";
 import type { ApprovalDecision, ApprovalOption, DriverEvent } from "../../events/types.js";
 import { InputError } from "../../input/errors.js";
-import type { AcpPresetTraits, ResolvedWatchdogs } from "./config.js";
+import type { AcpLoadQuirks, AcpPresetTraits, ResolvedWatchdogs } from "./config.js";
 import type { AcpConnection } from "./connection.js";
 import { tokenUsage, UpdateMapper } from "./events.js";
 import { arr, isObject, str, stderrExcerpt, type Json } from "./json.js";
@@ -36,10 +36,57 @@ const APPROVAL_SETTLE_MS = 2000;
 
 export interface AcpRunContext {
   driverId: string;
-  traits: AcpPresetTraits;
+  traits: AcpPresetTraits & AcpLoadQuirks;
   watchdogs: ResolvedWatchdogs;
   /** The claimed standby, or a freshly started and initialized process. */
   acquire(request: RunRequest, signal: AbortSignal): Promise<AcpConnection>;
+  /** When this driver saw each session it created or forked bound (epoch ms), for {@link AcpLoadQuirks.loadAfterCreationMinute}. */
+  sessionsCreated?: Map<string, number>;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * How long a `session/load` must wait so that it does not fall in the wall-clock minute of the
+ * session's creation (0 when it already does not, or when the creation time is unknown).
+ */
+export function loadDelayMs(createdAt: number | undefined, now: number): number {
+  if (createdAt === undefined) return 0;
+  const nextMinute = (Math.floor(createdAt / MINUTE_MS) + 1) * MINUTE_MS;
+  // A small margin so that the agent's own clock reading lands past the boundary.
+  return now >= nextMinute ? 0 : nextMinute - now + 250;
+}
+
+/** Quiet window after which a history replay that trails the `session/load` response is over. */
+const REPLAY_QUIET_MS = 150;
+/** Upper bound on waiting for a trailing replay. */
+const REPLAY_MAX_MS = 3000;
+
+/** Waits until no replayed update has arrived for {@link REPLAY_QUIET_MS} (at most {@link REPLAY_MAX_MS}). */
+async function replaySettled(count: () => number, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + REPLAY_MAX_MS;
+  let seen = count();
+  while (Date.now() < deadline) {
+    await sleep(REPLAY_QUIET_MS, signal);
+    const now = count();
+    if (now === seen) return;
+    seen = now;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortedReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortedReason(signal));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 type Phase = "before_delivery" | "after_delivery";
@@ -323,9 +370,20 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
         bound = await req(method, { sessionId: thread.providerSessionId, cwd, mcpServers: mcp });
       } else if (caps.loadSession) {
         method = "session/load";
+        const delay = traits.loadAfterCreationMinute === true ? loadDelayMs(context.sessionsCreated?.get(thread.providerSessionId), Date.now()) : 0;
+        if (delay > 0) {
+          await emit({
+            type: "notice",
+            level: "info",
+            code: "load_delayed",
+            message: `session/load waits ${delay} ms: the agent would overwrite the session's history if it loaded it in the minute the session was created`,
+          });
+          await sleep(delay, signal);
+        }
         mapper.replaying = true;
         try {
           bound = await req(method, { sessionId: thread.providerSessionId, cwd, mcpServers: mcp });
+          if (traits.replayTrailsLoad === true) await replaySettled(() => mapper.replayed, signal);
         } finally {
           mapper.replaying = false;
         }
@@ -343,6 +401,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
       throw new ProviderError(`the agent answered ${method} without a sessionId`, { code: "malformed_response", phase: "before_delivery" });
     }
     if (Array.isArray(boundObj.configOptions)) configOptions = boundObj.configOptions;
+    if (method === "session/new" || method === "session/fork") context.sessionsCreated?.set(sessionId, Date.now());
     await emit({ type: "thread.bound", providerSessionId: sessionId, provenance: { provider: "acp", event: method } });
     if (mapper.replayed > 0) {
       await emit({ type: "notice", level: "info", code: "history_replayed", message: `session/load replayed ${mapper.replayed} history updates; they are not events of this run` });

@@ -9,7 +9,7 @@ import type { ModelDialect } from "../model-server/index.js";
 import { fileInPackage, findPackageDir, isMuslLinux, supportedArch } from "./locate.js";
 
 /** Names of the CLIs the lane can drive. */
-export type RealCliName = "codex" | "claude" | "gemini" | "qwen" | "copilot" | "codex-acp" | "codebuddy" | "pi";
+export type RealCliName = "codex" | "claude" | "gemini" | "qwen" | "copilot" | "codex-acp" | "claude-agent-acp" | "codebuddy" | "pi";
 
 /** Every known CLI name, in a stable order. */
 export const REAL_CLI_NAMES: readonly RealCliName[] = [
@@ -19,6 +19,7 @@ export const REAL_CLI_NAMES: readonly RealCliName[] = [
   "qwen",
   "copilot",
   "codex-acp",
+  "claude-agent-acp",
   "codebuddy",
   "pi",
 ];
@@ -204,6 +205,17 @@ const specs: Record<RealCliName, RealCliSpec> = {
     versionArgs: ["--help"],
     versionFromPackage: true,
     locate: locateCodexAcp,
+  },
+  "claude-agent-acp": {
+    name: "claude-agent-acp",
+    packageName: "@zed-industries/claude-agent-acp",
+    protocol: "acp",
+    dialect: "anthropic",
+    defaultModel: "scripted-model",
+    // The adapter has no version flag; `--cli` runs the Claude Code CLI it bundles, which has one.
+    versionArgs: ["--cli", "--version"],
+    versionFromPackage: true,
+    locate: () => node(fileInPackage("@zed-industries/claude-agent-acp", "dist", "index.js")),
   },
   codebuddy: {
     name: "codebuddy",

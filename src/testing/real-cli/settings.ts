@@ -173,6 +173,33 @@ const writers: Record<RealCliName, Writer> = {
   },
 
   /**
+   * claude-agent-acp: the Claude Code CLI it bundles (through its Agent SDK) reads the same env as
+   * `claude` above. As root that CLI refuses to run unless IS_SANDBOX=1 (the `claudeAcp()` preset
+   * sets it too). The adapter takes no arguments.
+   */
+  async "claude-agent-acp"(input) {
+    const configDir = join(input.dirs.home, ".claude");
+    await mkdir(configDir, { recursive: true });
+    const env: Record<string, string> = {
+      ...baseEnv(input),
+      CLAUDE_CONFIG_DIR: configDir,
+      CLAUDE_CODE_TMPDIR: input.dirs.tmp,
+      ANTHROPIC_BASE_URL: input.serverUrl,
+      ANTHROPIC_API_KEY: input.apiKey,
+      ANTHROPIC_MODEL: input.model,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      DISABLE_BUG_COMMAND: "1",
+      CLAUDE_CODE_MAX_RETRIES: "0",
+      BUN_ENABLE_CRASH_REPORTING: "0",
+    };
+    if (typeof process.getuid === "function" && process.getuid() === 0) env.IS_SANDBOX = "1";
+    return { env, args: [], configDir };
+  },
+
+  /**
    * gemini: GOOGLE_GEMINI_BASE_URL + GEMINI_API_KEY select the `gateway` auth type. Without
    * GEMINI_CLI_NO_RELAUNCH the wrapper re-spawns itself (and then ignores SIGTERM).
    */

@@ -1,14 +1,14 @@
 /**
- * Real-CLI lane of the ACP driver: the presets against the installed Gemini CLI, Copilot CLI and
- * codex-acp, each pointed at the scripted model server (no login, no paid calls). Qwen Code is
- * reported as skipped when not installed (its package declares engines.node >=22).
+ * Real-CLI lane of the ACP driver: the presets against the installed Gemini CLI, Copilot CLI,
+ * codex-acp and claude-agent-acp, each pointed at the scripted model server (no login, no paid
+ * calls). Qwen Code is reported as skipped when not installed (its package declares engines.node >=22).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 
 import { createAgent } from "../../../src/agent/agent.js";
-import { codexAcp, copilot, gemini, qwen, type AcpDriver } from "../../../src/drivers/acp/index.js";
+import { claudeAcp, codexAcp, copilot, gemini, qwen, type AcpDriver } from "../../../src/drivers/acp/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import { input } from "../../../src/input/index.js";
 import type { CapturedRequest } from "../../../src/testing/model-server/index.js";
@@ -24,12 +24,14 @@ interface Case {
   /** The agent's own tool that writes `name` with `content` in the workspace. */
   toolCall(dirs: RealCliDirs, name: string, content: string): { name: string; arguments: Json };
   asksPermission: boolean;
-  /**
-   * Whether session/load in a second process finds the first process's session. Gemini CLI
-   * 0.61.0 answers "No previous sessions found for this project" here (open finding); the run
-   * then fails typed, before delivery, and nothing is replayed as text.
-   */
+  /** Whether session/load or session/resume in a second process finds the first process's session. */
   loadsAcrossProcesses: boolean;
+  /**
+   * A model the agent offers through a session config option of category `model` besides the
+   * configured one, when it offers any (Gemini CLI only reports legacy `models`, Copilot CLI none
+   * with a BYOK provider).
+   */
+  offeredModel?: { value: string; onWire: RegExp };
 }
 
 const base = (ctx: RealCliContext) => ctx.server.url.replace(/\/+$/, "");
@@ -40,7 +42,8 @@ const cases: Case[] = [
     driver: (ctx) => gemini({ provider: { baseUrl: base(ctx), apiKeyEnv: "GEMINI_API_KEY", model: ctx.model }, env: ctx.env }),
     toolCall: (_dirs, name, content) => ({ name: "run_shell_command", arguments: { command: `printf '${content}' > ${name}`, description: "write the proof file" } }),
     asksPermission: true,
-    loadsAcrossProcesses: false,
+    // Only because the preset delays session/load past the session's creation minute (loadAfterCreationMinute).
+    loadsAcrossProcesses: true,
   },
   {
     cli: "copilot",
@@ -56,6 +59,16 @@ const cases: Case[] = [
     toolCall: (_dirs, name, content) => ({ name: "exec_command", arguments: { cmd: `printf '${content}' > ${name}` } }),
     asksPermission: false,
     loadsAcrossProcesses: true,
+    offeredModel: { value: "gpt-5.4-mini", onWire: /^gpt-5\.4-mini$/ },
+  },
+  {
+    cli: "claude-agent-acp",
+    driver: (ctx) => claudeAcp({ provider: { baseUrl: base(ctx), apiKeyEnv: "ANTHROPIC_API_KEY", model: ctx.model }, env: ctx.env }),
+    toolCall: (dirs, name, content) => ({ name: "Write", arguments: { file_path: join(dirs.workspace, name), content } }),
+    asksPermission: true,
+    loadsAcrossProcesses: true,
+    // An alias of its own model list; the bundled Claude Code resolves it to a full model id on the wire.
+    offeredModel: { value: "haiku", onWire: /^claude-haiku-/ },
   },
   {
     cli: "qwen",
@@ -201,6 +214,37 @@ for (const c of cases) {
           const last = modelRequests(ctx).at(-1)!;
           const userTexts = last.messages.filter((m) => m.role === "user").flatMap((m) => m.parts).filter((p) => p.type === "text").map((p) => (p as { text: string }).text);
           expect(userTexts.some((t) => t.includes("Remember the word banana"))).toBe(true);
+        } finally {
+          await agent.close();
+        }
+      });
+    });
+
+    it.skipIf(c.offeredModel === undefined)("selects an offered model through the session's model option, confirmed by readback and by the model server", async () => {
+      const { value: model, onWire } = c.offeredModel!;
+      const script: RealCliScript = {
+        turns: [
+          { match: { lastUserTextContains: "Default model" }, reply: { text: "Default." } },
+          { match: { lastUserTextContains: "Selected model" }, reply: { text: "Selected." } },
+        ],
+      };
+      await withRealCli(c.cli, script, async (ctx) => {
+        const agent = createAgent(c.driver(ctx), { workspace: ctx.workspace });
+        try {
+          expect((await agent.run("Default model please")).text).toBe("Default.");
+          const defaultModel = modelRequests(ctx).at(-1)?.model;
+          expect(defaultModel).toBeDefined();
+          expect(defaultModel).not.toMatch(onWire);
+
+          // The driver sends session/set_config_option and fails the run before the prompt unless
+          // the returned options (or a config_option_update) confirm the value.
+          const stream = agent.stream("Selected model please", { model });
+          const events = await collect(stream);
+          expect(events.at(-1)).toMatchObject({ type: "run.completed" });
+          expect((await stream.result).text).toBe("Selected.");
+          const requests = modelRequests(ctx);
+          expect(requests).toHaveLength(2);
+          expect(requests.at(-1)?.model).toMatch(onWire);
         } finally {
           await agent.close();
         }
