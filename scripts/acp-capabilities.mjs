@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { createAgent } = await import(join(root, "dist/agent/agent.js"));
-const { gemini, copilot, codexAcp, qwen } = await import(join(root, "dist/drivers/acp/index.js"));
+const { gemini, copilot, codexAcp, qwen, claudeAcp } = await import(join(root, "dist/drivers/acp/index.js"));
 const { withRealCli, realCliAvailability } = await import(join(root, "dist/testing/real-cli/index.js"));
 const { SCRIPTED_KEY_ENV } = await import(join(root, "dist/testing/real-cli/settings.js"));
 
@@ -23,6 +23,7 @@ const presets = {
   qwen: (ctx) => qwen({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: "OPENAI_API_KEY", model: ctx.model }, env: ctx.env }),
   copilot: (ctx) => copilot({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: "COPILOT_PROVIDER_API_KEY", model: ctx.model }, env: ctx.env }),
   "codex-acp": (ctx) => codexAcp({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: SCRIPTED_KEY_ENV, model: ctx.model }, env: ctx.env }),
+  "claude-agent-acp": (ctx) => claudeAcp({ provider: { baseUrl: base(ctx), apiKeyEnv: "ANTHROPIC_API_KEY", model: ctx.model }, env: ctx.env }),
 };
 
 const yes = (v) => (v ? "yes" : "no");
