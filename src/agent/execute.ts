@@ -237,7 +237,7 @@ async function runToTerminal(
       inputs: materialized ? materialized.inputs.map((resolved) => ({ ...resolved })) : [],
       policy: options.policy,
       workspace: context.workspace,
-      resources: context.resources,
+      resources: structuredClone(context.resources),
       approve: decideApproval,
       ask: answerQuestion,
       markDelivered: () => {
