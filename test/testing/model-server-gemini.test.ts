@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { lastUserText, readSse, startModelServer } from "../../src/testing/model-server/index.js";
-import type { ModelScript, ModelServer } from "../../src/testing/model-server/index.js";
+import { describe, expect, it } from "vitest";
+import { lastUserText, readSse } from "../../src/testing/model-server/index.js";
+import { start } from "./model-server-fixture.js";
+import type { ModelServer } from "../../src/testing/model-server/index.js";
 
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function start(script: ModelScript): Promise<ModelServer> {
-  server = await startModelServer({ script });
-  return server;
-}
 
 const googleHeaders = { "content-type": "application/json", "x-goog-api-key": "AIza-secret" };
 
