@@ -21,6 +21,7 @@ import { performance } from "node:perf_hooks";
 
 import { createAgent } from "../src/index.js";
 import { fakeDriver } from "../src/testing/index.js";
+import { formatLoad, int, median } from "./stats.js";
 
 interface Options {
   n: number;
@@ -122,14 +123,7 @@ function rawOnce(method: (bytes: Buffer) => number, bytes: Buffer, n: number): n
 
 // ---------------------------------------------------------------------------------------------
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
-const formatLoad = (load: number[]) => load.map((value) => value.toFixed(2)).join(" / ");
-const int = (value: number) => Math.round(value).toLocaleString("en-US");
 
 async function main(): Promise<void> {
   const { n, reps, warmup } = parseArgs(process.argv.slice(2));

@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
 import { input, materializeInputs } from "../src/input/index.js";
+import { formatLoad, median } from "./stats.js";
 
 interface Options {
   "size-mib": number;
@@ -133,13 +134,7 @@ async function hashOnlyOnce(path: string, expected: string): Promise<number> {
   return ms;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
-const formatLoad = (load: number[]) => load.map((value) => value.toFixed(2)).join(" / ");
 
 async function main(): Promise<void> {
   const { "size-mib": sizeMib, reps, warmup } = parseArgs(process.argv.slice(2));

@@ -11,6 +11,7 @@ import { createAgent } from "../src/agent/agent.js";
 import type { Driver } from "../src/driver/types.js";
 import type { Inspection } from "../src/inspect/types.js";
 import { withRealCli, type RealCliContext, type RealCliName } from "../src/testing/real-cli/index.js";
+import { percentile } from "./stats.js";
 
 interface Options {
   runs: number;
@@ -46,11 +47,6 @@ function parseArgs(argv: string[], defaults: Options): Options {
   return options;
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
 
 const round = (n: number): number => Math.round(n * 10) / 10;
 

@@ -35,6 +35,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { ThreadStore } from "../src/thread/store.js";
 import { postgresThreadStore } from "../src/thread/stores/postgres.js";
 import { sqliteThreadStore } from "../src/thread/stores/sqlite.js";
+import { formatLoad, int, median } from "./stats.js";
 
 interface Options {
   cycles: number;
@@ -56,14 +57,7 @@ function parseArgs(argv: string[]): Options {
   return options;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
-const int = (value: number) => Math.round(value).toLocaleString("en-US");
-const formatLoad = (load: number[]) => load.map((value) => value.toFixed(2)).join(" / ");
 
 interface Target {
   name: "sqlite" | "postgres";
