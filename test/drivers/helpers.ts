@@ -3,6 +3,7 @@ import type { ApprovalDecision, DriverEvent } from "../../src/events/types.js";
 import type { AgentEvent } from "../../src/events/types.js";
 import type { Driver, ResolvedInput, RunRequest, RunResponse } from "../../src/driver/types.js";
 import type { ApprovalRequest, UserInputAnswer, UserInputRequest } from "../../src/agent/options.js";
+import { assertDriverEvent } from "../../src/events/validate.js";
 
 export async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
@@ -18,31 +19,64 @@ export function ofType<T extends AgentEvent["type"]>(events: readonly AgentEvent
   return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
 }
 
-/** Calls `driver.run` directly (for what core does not pass yet: inputs, threads) and records what it emits. */
+export interface DirectRunOptions {
+  approve?: (request: ApprovalRequest) => Promise<ApprovalDecision> | ApprovalDecision;
+  ask?: (request: UserInputRequest) => Promise<UserInputAnswer> | UserInputAnswer;
+  signal?: AbortSignal;
+  onEvent?: (event: DriverEvent, runId: string) => void | Promise<void>;
+}
+
+export interface DirectRunOutcome {
+  runId: string;
+  events: DriverEvent[];
+  response?: RunResponse;
+  error?: unknown;
+  delivered: boolean;
+  approvals: ApprovalRequest[];
+}
+
+let counter = 0;
+
+/** Calls `driver.run` as core would, checking every emitted event's shape. */
 export async function runDirect(
   driver: Driver,
-  partial: Partial<RunRequest> & { prompt: string; workspace: string },
-  options: { approve?: (r: ApprovalRequest) => Promise<ApprovalDecision>; ask?: (r: UserInputRequest) => Promise<UserInputAnswer>; signal?: AbortSignal } = {},
-): Promise<{ events: DriverEvent[]; response?: RunResponse; error?: unknown; delivered: boolean }> {
+  request: Partial<RunRequest> & { prompt: string; workspace: string; inputs?: ResolvedInput[] },
+  options: DirectRunOptions = {},
+): Promise<DirectRunOutcome> {
+  const runId = `run_direct_${++counter}`;
   const events: DriverEvent[] = [];
+  const approvals: ApprovalRequest[] = [];
   let delivered = false;
-  const request: RunRequest = {
-    runId: `run_direct_${Math.random().toString(36).slice(2)}`,
-    inputs: [] as ResolvedInput[],
+  const full: RunRequest = {
+    runId,
+    inputs: [],
     policy: {},
     resources: { tools: [], skills: [], mcp: [] },
-    approve: options.approve ?? (async () => ({ decision: "deny", message: "no handler in this test" })),
-    ask: options.ask ?? (async () => ({ declined: true })),
+    approve: async (r) => {
+      approvals.push(r);
+      return options.approve ? options.approve(r) : { decision: "deny", message: "no handler" };
+    },
+    ask: async (r) => (options.ask ? options.ask(r) : { declined: true }),
     markDelivered: () => {
       delivered = true;
     },
     registerSecret: () => undefined,
-    ...partial,
+    ...request,
   };
+  const sink = {
+    emit: async (event: DriverEvent) => {
+      assertDriverEvent(driver.descriptor().id, event);
+      events.push(event);
+      await options.onEvent?.(event, runId);
+    },
+  };
+  const outcome: DirectRunOutcome = { runId, events, delivered: false, approvals };
   try {
-    const response = await driver.run(request, { emit: async (e) => void events.push(e) }, options.signal ?? new AbortController().signal);
-    return { events, response, delivered };
+    outcome.response = await driver.run(full, sink, options.signal ?? new AbortController().signal);
   } catch (error) {
-    return { events, error, delivered };
+    outcome.error = error;
   }
+  outcome.delivered = delivered;
+  return outcome;
 }
+

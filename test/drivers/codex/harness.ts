@@ -5,10 +5,6 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ApprovalRequest, UserInputAnswer, UserInputRequest } from "../../../src/agent/options.js";
-import type { Driver, ResolvedInput, RunRequest, RunResponse } from "../../../src/driver/types.js";
-import type { ApprovalDecision, DriverEvent } from "../../../src/events/types.js";
-import { assertDriverEvent } from "../../../src/events/validate.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/fake-codex.mjs", import.meta.url));
 
@@ -40,66 +36,7 @@ export function readFakeLog(file: string): FakeLogEntry[] {
     .map((l) => JSON.parse(l) as FakeLogEntry);
 }
 
-export interface DirectRunOptions {
-  approve?: (request: ApprovalRequest) => Promise<ApprovalDecision> | ApprovalDecision;
-  ask?: (request: UserInputRequest) => Promise<UserInputAnswer> | UserInputAnswer;
-  signal?: AbortSignal;
-  onEvent?: (event: DriverEvent, runId: string) => void | Promise<void>;
-}
-
-export interface DirectRunOutcome {
-  runId: string;
-  events: DriverEvent[];
-  response?: RunResponse;
-  error?: unknown;
-  delivered: boolean;
-  approvals: ApprovalRequest[];
-}
-
-let counter = 0;
-
-/** Calls `driver.run` as core would, checking every emitted event's shape. */
-export async function runDirect(
-  driver: Driver,
-  request: Partial<RunRequest> & { prompt: string; workspace: string; inputs?: ResolvedInput[] },
-  options: DirectRunOptions = {},
-): Promise<DirectRunOutcome> {
-  const runId = `run_direct_${++counter}`;
-  const events: DriverEvent[] = [];
-  const approvals: ApprovalRequest[] = [];
-  let delivered = false;
-  const full: RunRequest = {
-    runId,
-    inputs: [],
-    policy: {},
-    resources: { tools: [], skills: [], mcp: [] },
-    approve: async (r) => {
-      approvals.push(r);
-      return options.approve ? options.approve(r) : { decision: "deny", message: "no handler" };
-    },
-    ask: async (r) => (options.ask ? options.ask(r) : { declined: true }),
-    markDelivered: () => {
-      delivered = true;
-    },
-    registerSecret: () => undefined,
-    ...request,
-  };
-  const sink = {
-    emit: async (event: DriverEvent) => {
-      assertDriverEvent("codex", event);
-      events.push(event);
-      await options.onEvent?.(event, runId);
-    },
-  };
-  const outcome: DirectRunOutcome = { runId, events, delivered: false, approvals };
-  try {
-    outcome.response = await driver.run(full, sink, options.signal ?? new AbortController().signal);
-  } catch (error) {
-    outcome.error = error;
-  }
-  outcome.delivered = delivered;
-  return outcome;
-}
+export { runDirect, type DirectRunOptions, type DirectRunOutcome } from "../helpers.js";
 
 /** The smallest valid PNG: 1×1, one red pixel. */
 export const TINY_PNG = Buffer.from(
