@@ -69,9 +69,11 @@ describe("inspect()", () => {
     }
   });
 
-  it("rejects on cancellation", async () => {
+  it("rejects on cancellation with the caller's abort reason", async () => {
     const agent = createAgent(fakeDriver());
-    await expect(agent.inspect({ signal: AbortSignal.abort() })).rejects.toBeDefined();
+    const reason = new Error("caller gave up");
+    await expect(agent.inspect({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(agent.inspect({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
     await agent.close();
   });
 });
@@ -125,11 +127,13 @@ describe("prepare()", () => {
     const two = new AbortController();
     const p1 = agent.prepare({ signal: one.signal });
     const p2 = agent.prepare({ signal: two.signal });
-    one.abort();
-    await expect(p1).rejects.toBeDefined();
+    const reasonOne = new Error("caller one gave up");
+    const reasonTwo = new Error("caller two gave up");
+    one.abort(reasonOne);
+    await expect(p1).rejects.toBe(reasonOne);
     expect(driverSignal?.aborted).toBe(false);
-    two.abort();
-    await expect(p2).rejects.toBeDefined();
+    two.abort(reasonTwo);
+    await expect(p2).rejects.toBe(reasonTwo);
     expect(driverSignal?.aborted).toBe(true);
     await agent.close();
   });

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createAgent, type AgentEvent } from "../../src/index.js";
+import { createAgent, input, type AgentEvent } from "../../src/index.js";
 import { fakeDriver } from "../../src/testing/index.js";
 import { memoryThreadStore } from "../../src/thread/stores/memory.js";
 
@@ -92,14 +95,35 @@ describe("threads through the agent", () => {
   });
 
   it("per-turn content never enters the fingerprint", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fingerprint-inputs-"));
+    const files = ["one.txt", "two.txt"].map((name, i) => {
+      writeFileSync(join(dir, name), `input number ${i}`);
+      return join(dir, name);
+    });
+    const inputs = { image: { modes: [] }, file: { modes: ["native" as const] }, audio: { modes: [] } };
     const store = memoryThreadStore();
-    const a = createAgent(fakeDriver(), { workspace: "/repo", threadStore: store, defaults: { model: "m1", metadata: { t: "1" } } });
-    const thread = await a.startThread();
-    await thread.run("prompt one", { model: "m2", metadata: { t: "2" } });
-    const b = createAgent(fakeDriver(), { workspace: "/repo", threadStore: store, defaults: { model: "other" } });
-    await expect(b.resumeThread(thread.id)).resolves.toBeDefined();
-    await a.close();
-    await b.close();
+    const a = createAgent(fakeDriver({ inputs }), { workspace: "/repo", threadStore: store, defaults: { model: "m1", effort: "low", metadata: { t: "1" } } });
+    const b = createAgent(fakeDriver({ inputs }), { workspace: "/repo", threadStore: store, defaults: { model: "other", policy: { sandbox: "read-only" } } });
+    try {
+      const thread = await a.startThread();
+      const started = await thread.info();
+      await thread.run("prompt one", { model: "m2", effort: "high", metadata: { t: "2" }, inputs: [input.fromPath("file", files[0]!, { mediaType: "text/plain" })] });
+      await thread.run("a different prompt", { inputs: [input.fromPath("file", files[1]!, { mediaType: "text/plain" }), input.fromPath("file", files[0]!, { mediaType: "text/plain" })] });
+      const afterTurns = await thread.info();
+      expect(afterTurns.checkpoint.turns).toBe(2);
+      expect(afterTurns.fingerprint).toBe(started.fingerprint);
+      expect(afterTurns.fingerprintParts).toEqual(started.fingerprintParts);
+      // Another agent that differs only in call defaults computes the same fingerprint and resumes.
+      const resumed = await b.resumeThread(thread.id);
+      expect(resumed.id).toBe(thread.id);
+      expect(await (await b.startThread()).info()).toMatchObject({ fingerprint: started.fingerprint });
+      await expect(resumed.run("third", { inputs: [input.fromPath("file", files[1]!, { mediaType: "text/plain" })] })).resolves.toMatchObject({ text: "ok" });
+      expect(await resumed.info()).toMatchObject({ fingerprint: started.fingerprint, checkpoint: { turns: 3 } });
+    } finally {
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("unknown threads are thread_not_found", async () => {
