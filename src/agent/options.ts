@@ -101,7 +101,6 @@ export interface CallOptions extends CallDefaults {
 export interface AgentOptions {
   /** Absolute path; default `process.cwd()`. */
   workspace?: string;
-  identity?: { name?: string; description?: string };
   instructions?: string | InstructionBundle[];
   tools?: ToolDeclaration[];
   skills?: SkillRef[];
@@ -116,38 +115,50 @@ export interface AgentOptions {
   defaults?: CallDefaults;
 }
 
-export const CONSTRUCTION_ONLY_KEYS: readonly string[] = [
-  "workspace",
+/**
+ * Every construction key. Typed against {@link AgentOptions}, so an option added without an
+ * entry here does not compile (and would otherwise be refused at run time as unknown).
+ */
+export const AGENT_OPTION_KEYS = {
+  workspace: true,
+  instructions: true,
+  tools: true,
+  skills: true,
+  mcp: true,
+  threadStore: true,
+  events: true,
+  inputLimits: true,
+  onInputDiagnostic: true,
+  defaults: true,
+} as const satisfies Record<keyof AgentOptions, true>;
+
+/** Every call key and whether it may be a construction default. Typed against {@link CallOptions}. */
+export const CALL_OPTION_KEYS = {
+  model: "defaultable",
+  effort: "defaultable",
+  policy: "defaultable",
+  onApproval: "defaultable",
+  onUserInput: "defaultable",
+  metadata: "defaultable",
+  outputSchema: "defaultable",
+  spawn: "defaultable",
+  signal: "call-only",
+  inputs: "call-only",
+} as const satisfies Record<keyof CallOptions, "defaultable" | "call-only">;
+
+/**
+ * Construction options of the design that do not exist yet. They are refused with a
+ * `ConfigError` naming the key instead of being accepted and silently dropped.
+ */
+export const UNSUPPORTED_AGENT_KEYS: readonly string[] = [
+  "identity",
   "workspaceSpec",
   "workspaceManager",
-  "identity",
-  "instructions",
-  "tools",
-  "skills",
   "skillProviders",
-  "mcp",
   "profile",
   "profileResources",
   "subagents",
   "hooks",
   "configPatches",
   "services",
-  "threadStore",
-  "events",
-  "inputLimits",
-  "onInputDiagnostic",
-  "defaults",
-];
-
-export const CALL_OPTION_KEYS: readonly string[] = [
-  "model",
-  "effort",
-  "policy",
-  "onApproval",
-  "onUserInput",
-  "metadata",
-  "outputSchema",
-  "spawn",
-  "signal",
-  "inputs",
 ];

@@ -3,7 +3,7 @@ import { createAgent, type CallOptions } from "../../src/index.js";
 import { fakeDriver } from "../../src/testing/index.js";
 
 describe("option scopes", () => {
-  it.each(["workspace", "skills", "mcp", "tools", "instructions", "threadStore", "events", "inputLimits", "identity", "defaults"])(
+  it.each(["workspace", "skills", "mcp", "tools", "instructions", "threadStore", "events", "inputLimits", "onInputDiagnostic", "defaults"])(
     "a construction-only option %s passed per call is ConfigError option_scope before anything starts",
     async (key) => {
       const driver = fakeDriver();

@@ -1,0 +1,110 @@
+/**
+ * Value schemas of the agent's options (construction options, `defaults`, call options). Each
+ * shape is typed against its option interface, so an option cannot be added without a schema.
+ */
+import { isAbsolute } from "node:path";
+import { z } from "zod";
+import type { ThreadStore } from "../thread/store.js";
+import type { InputDiagnosticHandler } from "../input/errors.js";
+import type { AgentOptions, ApprovalHandler, CallDefaults, CallOptions, Policy, UserInputHandler } from "./options.js";
+import { functionOf, jsonObject, nonEmptyString, stringRecord } from "./validate-schema.js";
+
+const SANDBOX_MODES = { "read-only": true, "workspace-write": true, "full-access": true } satisfies Record<NonNullable<Policy["sandbox"]>, true>;
+const APPROVAL_MODES = { never: true, "on-request": true, "on-failure": true, untrusted: true } satisfies Record<NonNullable<Policy["approval"]>, true>;
+
+const keysOf = <K extends string>(table: Record<K, true>) => Object.keys(table) as [K, ...K[]];
+
+export const policySchema = z.strictObject({
+  sandbox: z.enum(keysOf(SANDBOX_MODES)).optional(),
+  approval: z.enum(keysOf(APPROVAL_MODES)).optional(),
+  network: z.boolean().optional(),
+} satisfies Record<keyof Policy, z.ZodType>);
+
+const callDefaultsShape = {
+  model: nonEmptyString.optional(),
+  effort: nonEmptyString.optional(),
+  policy: policySchema.optional(),
+  onApproval: functionOf<ApprovalHandler>().optional(),
+  onUserInput: functionOf<UserInputHandler>().optional(),
+  metadata: stringRecord.optional(),
+  outputSchema: jsonObject.optional(),
+  spawn: z.boolean().optional(),
+} satisfies Record<keyof CallDefaults, z.ZodType>;
+
+export const callDefaultsSchema = z.strictObject(callDefaultsShape);
+
+/** Call options; `signal` and `inputs` are checked separately (their errors have their own types). */
+export const callOptionsSchema = z.strictObject({
+  ...callDefaultsShape,
+  signal: z.unknown().optional(),
+  inputs: z.unknown().optional(),
+} satisfies Record<keyof CallOptions, z.ZodType>);
+
+/** Fails with each duplicated `name` in a list. */
+function uniqueNames(items: readonly { name: string }[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (seen.has(item.name)) ctx.addIssue({ code: "custom", path: [index, "name"], message: "duplicate name" });
+    seen.add(item.name);
+  });
+}
+
+const absolutePath = z.string().refine(isAbsolute, "expected an absolute path");
+
+const httpUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}, "expected an http(s) URL");
+
+const mcpServerSchema = z
+  .strictObject({
+    name: nonEmptyString,
+    command: nonEmptyString.optional(),
+    args: z.array(z.string()).optional(),
+    env: stringRecord.optional(),
+    url: httpUrl.optional(),
+    headers: stringRecord.optional(),
+  })
+  .superRefine((server, ctx) => {
+    const stdio = server.command !== undefined;
+    const http = server.url !== undefined;
+    if (stdio === http) ctx.addIssue({ code: "custom", path: [], message: "expected exactly one of command and url" });
+    if (http && server.args !== undefined) ctx.addIssue({ code: "custom", path: ["args"], message: "only a command server takes args" });
+    if (http && server.env !== undefined) ctx.addIssue({ code: "custom", path: ["env"], message: "only a command server takes env" });
+    if (stdio && server.headers !== undefined) ctx.addIssue({ code: "custom", path: ["headers"], message: "only a url server takes headers" });
+  });
+
+const THREAD_STORE_METHODS = ["create", "get", "acquireLease", "saveCheckpoint", "close"] as const;
+
+const agentOptionsShape = {
+  workspace: absolutePath.optional(),
+  instructions: z.union([z.string(), z.array(z.strictObject({ name: nonEmptyString, text: z.string() }))]).optional(),
+  tools: z
+    .array(z.strictObject({ name: nonEmptyString, description: z.string().optional(), inputSchema: jsonObject }))
+    .superRefine(uniqueNames)
+    .optional(),
+  skills: z.array(z.strictObject({ name: nonEmptyString, path: nonEmptyString })).superRefine(uniqueNames).optional(),
+  mcp: z.array(mcpServerSchema).superRefine(uniqueNames).optional(),
+  threadStore: z
+    .custom<ThreadStore>(
+      (store) => typeof store === "object" && store !== null && THREAD_STORE_METHODS.every((m) => typeof (store as Record<string, unknown>)[m] === "function"),
+      "expected a ThreadStore",
+    )
+    .optional(),
+  events: z
+    .strictObject({
+      bufferSize: z.number().int("expected an integer").positive("expected a positive integer").optional(),
+      overflow: z.enum(["block", "drop-deltas"]).optional(),
+    })
+    .optional(),
+  // Its values are checked by the input limits themselves (an `InputError`, like at run time).
+  inputLimits: z.unknown().optional(),
+  onInputDiagnostic: functionOf<InputDiagnosticHandler>().optional(),
+  defaults: callDefaultsSchema.optional(),
+} satisfies Record<keyof AgentOptions, z.ZodType>;
+
+export const agentOptionsSchema = z.strictObject(agentOptionsShape);
