@@ -42,8 +42,9 @@ class JsonLineReader implements AsyncIterableIterator<JsonLine> {
   readonly #iterator: AsyncIterator<Chunk>;
   readonly #framer: NdjsonFramer;
   readonly #signal: AbortSignal | undefined;
-  #aborted: Promise<IteratorResult<Chunk>> | undefined;
   #onAbort: (() => void) | undefined;
+  /** Ends the read in flight early; set only while one is. */
+  #wakeRead: (() => void) | undefined;
   #queue: JsonLine[] = [];
   #head = 0;
   #finished = false;
@@ -54,13 +55,11 @@ class JsonLineReader implements AsyncIterableIterator<JsonLine> {
     this.#iterator = source[Symbol.asyncIterator]();
     this.#framer = new NdjsonFramer({ maxLineBytes: options.maxLineBytes, redact: options.redact ?? redactText });
     this.#signal = options.signal;
-    if (this.#signal !== undefined) {
-      const signal = this.#signal;
-      this.#aborted = new Promise((resolve) => {
-        this.#onAbort = () => resolve(DONE);
-        if (signal.aborted) this.#onAbort();
-        else signal.addEventListener("abort", this.#onAbort, { once: true });
-      });
+    // One listener for the reader's life. Racing each read against a shared abort promise would
+    // leave one reaction per read on that promise, each holding its chunk until the abort.
+    if (this.#signal !== undefined && !this.#signal.aborted) {
+      this.#onAbort = () => this.#wakeRead?.();
+      this.#signal.addEventListener("abort", this.#onAbort, { once: true });
     }
   }
 
@@ -119,12 +118,22 @@ class JsonLineReader implements AsyncIterableIterator<JsonLine> {
   }
 
   #read(): Promise<IteratorResult<Chunk>> {
-    if (this.#aborted === undefined) return this.#iterator.next();
-    if (this.#signal!.aborted) return this.#aborted;
-    const read = this.#iterator.next();
-    // The losing read of the race settles later; its outcome no longer matters.
-    read.catch(() => {});
-    return Promise.race([read, this.#aborted]);
+    if (this.#signal === undefined) return this.#iterator.next();
+    if (this.#signal.aborted) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => {
+      this.#wakeRead = () => resolve(DONE);
+      // After an abort this read settles later; its outcome no longer matters.
+      this.#iterator.next().then(
+        (step) => {
+          this.#wakeRead = undefined;
+          resolve(step);
+        },
+        (err: unknown) => {
+          this.#wakeRead = undefined;
+          reject(err);
+        },
+      );
+    });
   }
 
   /** Stops reading. `early`: the consumer or the signal ended it before the source did. */
