@@ -11,6 +11,7 @@ import { createAgent } from "../agent/agent.js";
 import { codex } from "../drivers/codex/index.js";
 import { ConfigError } from "../errors/index.js";
 import { realCliAvailability } from "../testing/real-cli/availability.js";
+import { realCliSpec } from "../testing/real-cli/registry.js";
 import { SCRIPTED_KEY_ENV } from "../testing/real-cli/settings.js";
 import { withRealCli } from "../testing/real-cli/with-real-cli.js";
 import { describeEvent } from "./format.js";
@@ -38,7 +39,9 @@ const script = {
 export async function demoCommand(out: (line: string) => void, signal: AbortSignal): Promise<number> {
   const availability = realCliAvailability("codex");
   if (!availability.available) {
-    throw new ConfigError(`the demo needs the Codex CLI from the dev dependencies (npm ci): ${availability.reason}`);
+    throw new ConfigError(
+      `the demo runs the Codex CLI, which is not usable here (${availability.reason}); install it with \`npm install --save-dev ${realCliSpec("codex").packageName}\` and run the demo again`,
+    );
   }
   out(`codex: ${availability.version}; model: the scripted model server on 127.0.0.1 (no account, no network)`);
   return withRealCli("codex", script, async (ctx) => {
@@ -64,7 +67,8 @@ export async function demoCommand(out: (line: string) => void, signal: AbortSign
     out(`prompt: ${prompt}\n`);
     const stream = agent.stream(prompt, { signal });
     for await (const event of stream) {
-      if (event.type === "message.delta" || event.type === "reasoning.delta") continue;
+      // The answer is printed once, as the result below.
+      if (event.type === "message.delta" || event.type === "reasoning.delta" || event.type === "message.completed") continue;
       out(describeEvent(event));
     }
     const result = await stream.result;

@@ -3,15 +3,40 @@
  * The `agent-adaptor` command: inspect a provider, run a prompt, serve the scripted model
  * endpoint for tests. Errors print their code and message; stacks only with `--debug`.
  */
+import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { createAgent } from "../agent/agent.js";
 import type { CallOptions } from "../agent/options.js";
+import type { Inspection } from "../inspect/types.js";
 import { AdaptorError, ConfigError } from "../errors/index.js";
 import { describeEvent, formatInspection } from "./format.js";
 import { cliDriverDescription, cliDriverNames, createCliDriver, type CliDriverSettings } from "./registry.js";
 
 /** Exit codes: 0 completed, 1 the run failed, 2 bad usage or configuration, 130 cancelled. */
 const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+
+/** The code printed for what commander rejects: unknown command or option, missing or bad value. */
+const USAGE_INVALID = "usage_invalid";
+
+/** Codes that mean the command line or this machine's setup is wrong rather than the run: exit 2. */
+const USAGE_CODES: ReadonlySet<string> = new Set(["config_invalid", "option_scope", "executable_not_found", USAGE_INVALID]);
+
+function exitCodeFor(error: unknown): number {
+  if (!AdaptorError.is(error)) return EXIT.failed;
+  if (error.code === "run_cancelled") return EXIT.cancelled;
+  return USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failed;
+}
+
+/** Failures go to stderr as `error <code>: <message>`; stdout carries only results. */
+function printError(error: unknown): void {
+  if (AdaptorError.is(error)) process.stderr.write(`error ${error.code}: ${error.message}\n`);
+  else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
+}
 
 interface GlobalFlags {
   debug?: boolean;
@@ -57,11 +82,19 @@ async function inspectCommand(flags: { driver?: string; json?: boolean; model?: 
   try {
     const inspection = await agent.inspect({ signal: interrupt.signal });
     process.stdout.write(flags.json ? `${JSON.stringify(inspection, null, 2)}\n` : `${formatInspection(inspection)}\n`);
-    return EXIT.ok;
+    return missingExecutable(inspection);
   } finally {
     interrupt.dispose();
     await agent.close();
   }
+}
+
+/** An inspection whose provider could not even be started reports that as a usage error. */
+function missingExecutable(inspection: Inspection): number {
+  const reason = inspection.environment.reason;
+  if (inspection.environment.status === "observed" || reason?.code !== "executable_not_found") return EXIT.ok;
+  process.stderr.write(`error ${reason.code}: ${reason.message}\n`);
+  return EXIT.usage;
 }
 
 async function runCommand(
@@ -81,7 +114,7 @@ async function runCommand(
         process.stdout.write(`${JSON.stringify(event)}\n`);
         continue;
       }
-      // Deltas stream inline; everything else is one line.
+      // Message text is printed once: streamed inline as deltas, or whole when it arrives unstreamed.
       if (event.type === "message.delta") {
         if (streamingItem !== event.itemId) process.stdout.write(streamingItem ? "\n" : "");
         streamingItem = event.itemId;
@@ -91,17 +124,25 @@ async function runCommand(
       if (event.type === "reasoning.delta") continue;
       if (streamingItem) {
         process.stdout.write("\n");
+        const finished = event.type === "message.completed" && event.itemId === streamingItem;
         streamingItem = undefined;
-        if (event.type === "message.completed") continue;
+        if (finished) continue;
       }
+      if (event.type === "message.completed") {
+        process.stdout.write(`${event.text}\n`);
+        continue;
+      }
+      // The failure itself is printed to stderr once the result settles.
+      if (event.type === "run.failed" || event.type === "run.cancelled") continue;
       process.stdout.write(`${describeEvent(event)}\n`);
-      if (event.type === "run.completed") process.stdout.write(`\n${event.result.text}\n`);
     }
-    const terminal = await stream.result.then(
+    return await stream.result.then(
       () => EXIT.ok,
-      (error: unknown) => (AdaptorError.is(error) && error.code === "run_cancelled" ? EXIT.cancelled : EXIT.failed),
+      (error: unknown) => {
+        printError(error);
+        return exitCodeFor(error);
+      },
     );
-    return terminal;
   } finally {
     interrupt.dispose();
     await agent.close();
@@ -109,14 +150,11 @@ async function runCommand(
 }
 
 function reportError(error: unknown, debug: boolean): number {
+  // Commander has already printed its message (through `outputError` below).
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  if (AdaptorError.is(error)) {
-    process.stderr.write(`error ${error.code}: ${error.message}\n`);
-  } else {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
+  printError(error);
   if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  return AdaptorError.is(error) && error.name === "ConfigError" ? EXIT.usage : EXIT.failed;
+  return exitCodeFor(error);
 }
 
 function port(value: string): number {
@@ -128,8 +166,10 @@ function port(value: string): number {
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command("agent-adaptor")
     .description("Drive coding agents through one provider-neutral API.")
+    .version(packageVersion(), "-V, --version", "print the version")
     .option("--debug", "print stack traces of errors")
     .exitOverride()
+    .configureOutput({ outputError: (message, write) => write(message.replace(/^error: /, `error ${USAGE_INVALID}: `)) })
     .showHelpAfterError();
   const run = (action: () => Promise<number>) => async () => setExit(await action());
 

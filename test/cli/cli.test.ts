@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,10 +54,42 @@ describe("agent-adaptor command (built)", () => {
     expect(events.map((e: { seq: number }) => e.seq)).toEqual(events.map((_: unknown, i: number) => i));
   });
 
-  it("exits non-zero on run.failed", () => {
-    const { code, stdout } = cli("run", "fail please", "--driver", "fake");
+  it("exits non-zero on run.failed, with the failure on stderr and not on stdout", () => {
+    const { code, stdout, stderr } = cli("run", "fail please", "--driver", "fake");
     expect(code).toBe(1);
-    expect(stdout).toContain("run.failed provider_error");
+    expect(stderr).toBe("error provider_error: the fake provider was asked to fail\n");
+    expect(stdout).toContain("#0 run.started driver=fake");
+    expect(stdout).not.toMatch(/fail/);
+  });
+
+  it("prints the final text once", () => {
+    const { code, stdout } = cli("run", "hello", "--driver", "fake");
+    expect(code).toBe(0);
+    expect(stdout.split("Hello from the fake driver.").length - 1).toBe(1);
+  });
+
+  it("--version prints the package version", () => {
+    const { version } = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as { version: string };
+    const { code, stdout, stderr } = cli("--version");
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${version}\n`);
+    expect(stderr).toBe("");
+  });
+
+  it.each([
+    ["a missing --script file", ["testing", "model-server", "--script", "/nonexistent/scenario.json"], "config_invalid"],
+    ["a missing executable (run)", ["run", "hi", "--driver", "codex", "--executable", "/nonexistent/codex"], "executable_not_found"],
+    ["a missing executable (inspect)", ["inspect", "--driver", "codex", "--executable", "/nonexistent/codex"], "executable_not_found"],
+    ["a bad flag value", ["testing", "model-server", "--script", "x.json", "--port", "abc"], "usage_invalid"],
+    ["an unknown option", ["run", "hi", "--driver", "fake", "--colour"], "usage_invalid"],
+    ["an unknown command", ["bogus"], "usage_invalid"],
+    ["a missing argument", ["run"], "usage_invalid"],
+  ])("exits 2 with `error <code>: <message>` on stderr for %s", (_, args, errorCode) => {
+    const { code, stdout, stderr } = cli(...args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(new RegExp(`^error ${errorCode}: \\S`));
+    expect(stdout).not.toMatch(/error/);
+    expect(stderr).not.toContain("/nonexistent");
   });
 
   it("prints an error code and message without a stack; the stack only with --debug", () => {
@@ -68,9 +101,6 @@ describe("agent-adaptor command (built)", () => {
     expect(debug.stderr).toMatch(/\n\s+at /);
   });
 
-  it("rejects bad usage with exit code 2", () => {
-    expect(cli("run").code).toBe(2);
-  });
 });
 
 describe("agent-adaptor testing model-server", () => {

@@ -154,7 +154,14 @@ export function parseModelScript(input: unknown): ModelScript {
 
 /** Reads and validates a script file (JSON). */
 export async function loadModelScript(file: string): Promise<ModelScript> {
-  const text = await readFile(file, "utf8");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (cause) {
+    // The path stays out of the message; the cause keeps it for debugging.
+    const reason = (cause as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigError(`cannot read the model script file (${reason})`, "config_invalid", { cause });
+  }
   let json: unknown;
   try {
     json = JSON.parse(text) as unknown;
