@@ -4,7 +4,7 @@
  * backpressure are exercised for real.
  */
 import { readFile } from "node:fs/promises";
-import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
+import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
 import { readJsonLines, spawnProcess, writeJsonLine, type ProcessHandle } from "../../process/index.js";
@@ -28,6 +28,8 @@ export interface FakeDriverOptions {
   threads?: boolean;
   /** Input capabilities to declare (default: none). Each run reads its inputs' files. */
   inputs?: Descriptor["inputs"];
+  /** The driver's `canUseStandby` answer (default: none, so core's default rule applies). */
+  canUseStandby?: (use: StandbyUse) => boolean;
 }
 
 /** Call counters and live child pids, for assertions. */
@@ -146,6 +148,8 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
       return response;
     },
 
+    ...(options.canUseStandby ? { canUseStandby: (use: StandbyUse) => options.canUseStandby!(structuredClone(use)) } : {}),
+
     async close() {
       probe.calls.close++;
       await Promise.all([...live.values()].map((child) => child.stop()));
@@ -187,9 +191,19 @@ async function defaultInspection(options: FakeDriverOptions): Promise<InspectRes
   };
 }
 
+/** What a run has reported so far. */
+interface RunState {
+  /** `run.completed` was announced: from here on a cancel only retires the process. */
+  completed: boolean;
+}
+
 /** Steps core takes part in; both modes handle them the same way. */
-async function controlStep(step: FakeStep, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string | undefined> {
+async function controlStep(step: FakeStep, request: RunRequest, sink: EventSink, signal: AbortSignal, state: RunState): Promise<string | undefined> {
   if ("markDelivered" in step) request.markDelivered();
+  else if ("complete" in step) {
+    state.completed = true;
+    await sink.emit({ type: "run.completed" });
+  } else if ("waitForAbort" in step && state.completed) await abortedPromise(signal).catch(() => undefined);
   else if ("approve" in step) {
     const decision = await request.approve(step.approve);
     await sink.emit({ type: "notice", level: "info", code: "fake_approval", message: `decision: ${decision.decision}` });
@@ -204,8 +218,9 @@ async function controlStep(step: FakeStep, request: RunRequest, sink: EventSink,
 
 async function runInProcess(script: FakeRunScript, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string> {
   let text = new TextAccumulator();
+  const state: RunState = { completed: false };
   for (const step of script.steps) {
-    signal.throwIfAborted();
+    if (!state.completed) signal.throwIfAborted();
     if ("emit" in step) {
       if (step.emit.type === "message.completed") text = new TextAccumulator(step.emit.text);
       await sink.emit(step.emit);
@@ -217,7 +232,7 @@ async function runInProcess(script: FakeRunScript, request: RunRequest, sink: Ev
         if (event.type === "message.delta") text.append(event.text);
       }
     } else {
-      await controlStep(step, request, sink, signal);
+      await controlStep(step, request, sink, signal, state);
     }
   }
   return text.toString();
@@ -228,6 +243,7 @@ async function runInChild(child: ProcessHandle, script: FakeRunScript, request: 
   signal.addEventListener("abort", stop, { once: true });
   let text = new TextAccumulator();
   let done = false;
+  const state: RunState = { completed: false };
   try {
     await writeJsonLine(child.stdin, script);
     for await (const frame of readJsonLines(child.stdout)) {
@@ -242,12 +258,14 @@ async function runInChild(child: ProcessHandle, script: FakeRunScript, request: 
         const accepted = sink.emit(message.event);
         if (accepted) await accepted;
       } else if (message.control) {
-        await controlStep(message.control, request, sink, signal);
+        await controlStep(message.control, request, sink, signal, state);
       } else if (message.done) {
         done = true;
       }
     }
     const exit = await child.exited;
+    // Once completion was announced, a cancel or an exit only retired the process.
+    if (state.completed) return text.toString();
     signal.throwIfAborted();
     if (!done) throw new ProviderError(`the fake provider exited with code ${exit.code ?? exit.signal}`, { retryable: false });
     return text.toString();

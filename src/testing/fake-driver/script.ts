@@ -17,8 +17,13 @@ export type FakeStep =
   | { approve: ApprovalRequest }
   /** Ask the user through core. */
   | { ask: UserInputRequest }
-  /** Block until the run is cancelled. */
+  /** Block until the run is cancelled; after `complete`, this models a process that retires only then. */
   | { waitForAbort: true }
+  /**
+   * The provider reported the turn finished: announce `run.completed` now. Later steps model the
+   * process retiring; a cancel arriving during them does not change the outcome.
+   */
+  | { complete: true }
   /** Throw a provider error from `run()`. */
   | { fail: { code?: string; message: string; retryable?: boolean } }
   /** The child process exits abruptly with this code (process mode only; in-process it fails the same way). */
