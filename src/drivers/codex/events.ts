@@ -86,8 +86,11 @@ export class TurnMapper {
   threadId: string | undefined;
   /** Agent-message text by item id, from deltas, until the item completes. */
   readonly #messages = new Map<string, TextAccumulator>();
-  readonly #reasoning = new Map<string, { stream: "summary" | "raw"; part: number; hasText: boolean }>();
+  /** Streamed reasoning by item id, with its text so far, until the item completes. */
+  readonly #reasoning = new Map<string, { stream: "summary" | "raw"; part: number; hasText: boolean; text: TextAccumulator }>();
   readonly #toolsStarted = new Set<string>();
+  /** Tool calls started and not completed yet. */
+  readonly #toolsOpen = new Set<string>();
   readonly #fileChanges = new Map<string, FileUpdateChange[]>();
   #lastFileChange: string | undefined;
   /** Completed agent messages of this turn, in order, with their phase. */
@@ -99,6 +102,8 @@ export class TurnMapper {
   /** Resolves with `turn/completed`. */
   readonly outcome: Promise<TurnOutcome>;
   #done = false;
+  /** The run stopped listening (its open items were closed); later notifications are dropped. */
+  #closed = false;
 
   constructor(emit: Emit) {
     this.emit = emit;
@@ -119,7 +124,7 @@ export class TurnMapper {
 
   /** Maps one notification. Unknown methods become an `unknown_notification` notice. */
   handle(method: string, params: unknown): Promise<void> | void {
-    if (this.#done) return;
+    if (this.#done || this.#closed) return;
     if (!Object.hasOwn(HANDLERS, method)) {
       return this.notice("info", "unknown_notification", `codex sent an unrecognised notification ${method.slice(0, 80)}`, method.slice(0, 80));
     }
@@ -274,6 +279,7 @@ export class TurnMapper {
   async #toolStarted(id: string, kind: "command" | "file_change" | "mcp" | "web_search" | "subagent" | "read" | "other", title: string, input: unknown): Promise<void> {
     if (this.#toolsStarted.has(id)) return;
     this.#toolsStarted.add(id);
+    this.#toolsOpen.add(id);
     await this.emit({
       type: "tool.started",
       callId: id,
@@ -287,6 +293,8 @@ export class TurnMapper {
   /** A completion without a start (e.g. the start was emitted before this run attached) still gets one. */
   async #ensureStarted(item: Json, id: string): Promise<void> {
     if (!this.#toolsStarted.has(id)) await this.itemStarted(item);
+    // Its completion follows: the call is no longer open.
+    this.#toolsOpen.delete(id);
   }
 
   // --- deltas ----------------------------------------------------------------------------------
@@ -302,7 +310,7 @@ export class TurnMapper {
   async reasoningDelta(itemId: string | undefined, delta: string | undefined, stream: "summary" | "raw", part?: number): Promise<void> {
     if (itemId === undefined || delta === undefined || delta === "") return;
     let state = this.#reasoning.get(itemId);
-    if (state === undefined) this.#reasoning.set(itemId, (state = { stream, part: 0, hasText: false }));
+    if (state === undefined) this.#reasoning.set(itemId, (state = { stream, part: 0, hasText: false, text: new TextAccumulator() }));
     // One item streams either its summary or its raw content; the other is not mixed in.
     if (state.stream !== stream) return;
     let text = delta;
@@ -312,6 +320,7 @@ export class TurnMapper {
       state.part = part;
     }
     state.hasText = true;
+    state.text.append(text);
     const event = stream === "summary" ? "item/reasoning/summaryTextDelta" : "item/reasoning/textDelta";
     await this.emit({ type: "reasoning.delta", itemId, text, provenance: provenance(event, itemId) });
   }
@@ -370,6 +379,27 @@ export class TurnMapper {
     if (!isObject(turn)) return;
     this.#done = true;
     this.#resolveOutcome(this.#fatal === undefined ? { turn: turn as Partial<Turn> } : { turn: turn as Partial<Turn>, fatal: this.#fatal });
+  }
+
+  /**
+   * Closes every item of the turn that started and never completed (an interrupt, a steer or an
+   * exit cut it short): messages and reasoning with their text so far, tool calls as `cancelled`.
+   * Notifications after this belong to no open item and are dropped.
+   */
+  async closeOpenItems(): Promise<void> {
+    this.#closed = true;
+    for (const [id, text] of [...this.#messages]) {
+      this.#messages.delete(id);
+      await this.emit({ type: "message.completed", itemId: id, text: text.toString(), provenance: { provider: PROVIDER, itemId: id } });
+    }
+    for (const [id, state] of [...this.#reasoning]) {
+      this.#reasoning.delete(id);
+      await this.emit({ type: "reasoning.completed", itemId: id, text: state.text.toString(), provenance: { provider: PROVIDER, itemId: id } });
+    }
+    for (const id of [...this.#toolsOpen]) {
+      this.#toolsOpen.delete(id);
+      await this.emit({ type: "tool.completed", callId: id, status: "cancelled", provenance: { provider: PROVIDER, itemId: id } });
+    }
   }
 
   /** The turn's answer: the final-answer message if Codex marked one, else the last message. */

@@ -4,8 +4,11 @@
  * events until `turn/completed`, and answer Codex's approval and question requests through core.
  *
  * Cancellation sends `turn/interrupt` and waits briefly for the interrupted turn; the process is
- * always retired afterwards. A prompt is never sent twice: once `turn/start` may have been
- * written, every failure is reported with phase `after_delivery` and nothing is replayed.
+ * always retired afterwards. A `turn/completed` read before the cancel was acted on is the turn's
+ * outcome: the run announces it at once and a later cancel only retires the process. Every item
+ * the turn started and never finished is closed before the terminal. A prompt is never sent
+ * twice: once `turn/start` may have been written, every failure is reported with phase
+ * `after_delivery` and nothing is replayed.
  */
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
@@ -118,7 +121,11 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   // their order and a slow consumer pauses reading (the notification handler awaits its emit).
   let chain: Promise<void> = Promise.resolve();
   let emitFailure: unknown;
+  let terminalEmitted = false;
   const emit = (event: DriverEvent): Promise<void> => {
+    // What a retiring process still says (a late notice) is no event of a run that has ended.
+    if (terminalEmitted) return Promise.resolve();
+    if (event.type === "run.completed" || event.type === "run.cancelled" || event.type === "run.failed") terminalEmitted = true;
     const next = chain.then(() => (emitFailure === undefined ? sink.emit(event) : undefined));
     chain = next.catch((error: unknown) => {
       emitFailure ??= error;
@@ -283,6 +290,8 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
 
     // --- wait for the end of the turn --------------------------------------------------------
     let ended = await Promise.race([mapper.outcome, exitWatch, aborted]);
+    // The turn had completed before the cancel was acted on: it is the outcome, not the cancel.
+    if (ended === "aborted" && mapper.done) ended = await mapper.outcome;
     if (ended === "aborted") {
       await interrupt();
       const grace = new Promise((resolve) => setTimeout(resolve, INTERRUPT_GRACE_MS).unref());
@@ -302,10 +311,11 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
     }
     await chain;
     if (emitFailure !== undefined) throw emitFailure;
-    return await finish(ended, request, mapper, connection, emit, signal, threadEcho);
+    return await finish(ended, request, mapper, connection, emit, threadEcho);
   } catch (error) {
+    await mapper.closeOpenItems().catch(() => undefined);
     await chain;
-    if (signal.aborted) throw abortedReason(signal);
+    if (signal.aborted && !terminalEmitted) throw abortedReason(signal);
     throw error;
   } finally {
     if (abortListener) signal.removeEventListener("abort", abortListener);
@@ -321,13 +331,12 @@ async function finish(
   mapper: TurnMapper,
   connection: CodexConnection,
   emit: (event: DriverEvent) => Promise<void>,
-  signal: AbortSignal,
   threadEcho: Record<string, unknown> | undefined,
 ): Promise<RunResponse> {
   const { turn, fatal } = outcome;
   const status = turn.status;
+  await mapper.closeOpenItems();
   if (status === "failed") throw turnFailure(turn.error ?? fatal, "after_delivery");
-  if (signal.aborted) throw abortedReason(signal);
   const text = mapper.finalText(turn.items);
   const response: RunResponse = {
     text,
@@ -352,5 +361,7 @@ async function finish(
   if (status !== "completed") {
     throw new ProviderError(`codex: the turn ended with an unexpected status ${String(status)}`, { code: "malformed_response", phase: "after_delivery" });
   }
+  // Announced the moment it is known, so a cancel arriving while the process retires cannot rewrite it.
+  await emit({ type: "run.completed", provenance: { provider: "codex", event: "turn/completed" } });
   return response;
 }
