@@ -2,15 +2,32 @@
  * The driver conformance kit: one suite every driver — built-in or third-party — runs with the
  * host's own test runner. It checks the core invariants through the public API: well-formed
  * descriptor, valid detached inspection, one terminal event last with contiguous `seq`,
- * cancellation that reclaims processes, and a closed agent that never reaches the driver.
+ * cancellation that reclaims processes, a closed agent that never reaches the driver, and
+ * inspect/prepare parity. Optional fixtures add the failure cases of DESIGN §14 (missing
+ * executable, missing auth, unsupported method, malformed answer), the absence of side effects
+ * of inspect/prepare, and redaction canaries.
  */
 import assert from "node:assert/strict";
 import { createAgent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/options.js";
 import type { Driver } from "../driver/types.js";
-import { AdaptorError } from "../errors/index.js";
+import { ExecutableNotFoundError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
-import { PANEL_NAMES } from "../inspect/types.js";
+import { PANEL_NAMES, type PanelName } from "../inspect/types.js";
+import {
+  added,
+  assertNoSecret,
+  assertTimeline,
+  collect,
+  countingDriver,
+  errorSurface,
+  filesUnder,
+  isCode,
+  markerMcpServer,
+  plantSentinels,
+  SENTINEL,
+  withoutTimings,
+} from "./conformance-probes.js";
 
 /** The `describe`/`it` pair of any runner (vitest, node:test, jest, mocha). */
 export interface ConformanceRunner {
@@ -30,38 +47,41 @@ export interface ConformanceFixtures {
   livePids?: (driver: Driver) => number[];
   /** Per-test timeout in ms (default 60 000). */
   timeoutMs?: number;
-}
-
-async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-function assertTimeline(events: AgentEvent[], runId: string): void {
-  assert.ok(events.length >= 2, "a run has at least run.started and a terminal event");
-  assert.equal(events[0]!.type, "run.started", "the first event is run.started");
-  events.forEach((event, index) => {
-    assert.equal(event.seq, index, "seq starts at 0 and increases by one");
-    assert.equal(event.runId, runId, "every event carries the run id");
-  });
-  const terminals = events.filter((e) => e.type === "run.completed" || e.type === "run.failed" || e.type === "run.cancelled");
-  assert.equal(terminals.length, 1, "exactly one terminal event");
-  assert.equal(terminals[0], events[events.length - 1], "the terminal event is last");
-}
-
-function countingDriver(driver: Driver): { driver: Driver; calls: Record<string, number> } {
-  const calls: Record<string, number> = { inspect: 0, prepare: 0, run: 0 };
-  const wrapped: Driver = {
-    descriptor: () => driver.descriptor(),
-    validateConfig: () => driver.validateConfig(),
-    inspect: (request, signal) => (calls.inspect!++, driver.inspect(request, signal)),
-    prepare: (request, signal) => (calls.prepare!++, driver.prepare(request, signal)),
-    run: (request, sink, signal) => (calls.run!++, driver.run(request, sink, signal)),
-    close: () => driver.close(),
-  };
-  if (driver.fingerprint) wrapped.fingerprint = () => driver.fingerprint!();
-  return { driver: wrapped, calls };
+  /**
+   * A driver configured with an executable that does not exist: inspect observes the environment
+   * `unavailable` (`executable_not_found`); a run rejects with `ExecutableNotFoundError` before delivery.
+   */
+  missingExecutable?: () => Driver;
+  /**
+   * A driver whose provider is not signed in: `panel` (default `auth`) is `unavailable` with
+   * `auth_required`, and a run rejects with code `auth_required`.
+   */
+  authRequired?: { makeDriver: () => Driver; panel?: PanelName };
+  /** A provider that answers "method not found" for `panel`'s call: that panel is `unsupported` (`method_unsupported`). */
+  unsupportedMethod?: { makeDriver: () => Driver; panel: PanelName };
+  /** A provider that answers `panel`'s call with a malformed result: that panel is `unavailable` (`malformed_response`). */
+  malformedInspect?: { makeDriver: () => Driver; panel: PanelName };
+  /**
+   * Run parity: with `model` as the agent's default, a run after `prepare()` uses it. `received`
+   * reads what the provider process was actually given for the last run (e.g. from its log).
+   */
+  parity?: { model: string; received: () => Promise<string | undefined> | string | undefined };
+  /**
+   * Directories where the provider records conversations (session files, rollouts): inspect and
+   * prepare add no file there; a run does (which proves the right directories are watched).
+   */
+  conversationDirs?: string[];
+  /**
+   * The driver hands the agent's MCP servers to its provider: inspect (and a prepare that keeps
+   * no process) starts none of them; a run starts them (which proves the marker works).
+   */
+  mcpServers?: boolean;
+  /**
+   * A driver given `secret` through its env or config, whose provider echoes it (stderr, error
+   * texts, answers): it never appears in an inspection, a prepare report, an event, a result, its
+   * raw record or an error. `prompts` are run besides `textRun` (e.g. one that fails).
+   */
+  canary?: { secret: string; makeDriver: () => Driver; prompts?: string[] };
 }
 
 /** Register the conformance suite for `makeDriver` with `fixtures.runner`. */
@@ -94,9 +114,25 @@ export function runDriverConformance(makeDriver: () => Driver, fixtures: Conform
           if (o.status === "observed") assert.ok(o.evidence.length > 0 && o.reason === undefined, `${panel}: observed with evidence, no reason`);
           else assert.ok(o.value === undefined && typeof o.reason?.code === "string", `${panel}: ${o.status} with a reason and no value`);
         }
-        (first as { models: unknown }).models = "mutated by the host";
+        // Mutate every object and array of the snapshot: nothing may reach a later snapshot.
+        plantSentinels(first);
         const second = await agent.inspect();
-        assert.notEqual(second.models, "mutated by the host", "a later snapshot is unaffected by host mutation");
+        assert.ok(!JSON.stringify(second).includes(SENTINEL), "a later snapshot shares no object with an earlier one");
+        const prepared = await agent.prepare();
+        plantSentinels(prepared.inspection);
+        const third = await agent.inspect();
+        assert.ok(!JSON.stringify(third).includes(SENTINEL), "a later snapshot shares no object with a prepare report");
+      } finally {
+        await agent.close();
+      }
+    }, timeout);
+
+    it("prepare() observes what inspect() observes on the same configuration", async () => {
+      const agent = createAgent(makeDriver(), options);
+      try {
+        const inspected = await agent.inspect();
+        const prepared = await agent.prepare();
+        assert.deepEqual(withoutTimings(prepared.inspection), withoutTimings(inspected), "the inspections differ only in timestamps and durations");
       } finally {
         await agent.close();
       }
@@ -131,7 +167,7 @@ export function runDriverConformance(makeDriver: () => Driver, fixtures: Conform
           }
           assertTimeline(events, stream.runId);
           assert.equal(events.at(-1)!.type, "run.cancelled");
-          await assert.rejects(stream.result, (e: unknown) => AdaptorError.is(e) && e.code === "run_cancelled");
+          await assert.rejects(stream.result, isCode("run_cancelled"));
           if (fixtures.livePids) assert.deepEqual(fixtures.livePids(driver), [], "no provider process survives a cancelled run");
         } finally {
           await agent.close();
@@ -144,7 +180,7 @@ export function runDriverConformance(makeDriver: () => Driver, fixtures: Conform
       const { driver, calls } = countingDriver(inner);
       const agent = createAgent(driver, options);
       await agent.close();
-      const closed = (e: unknown) => AdaptorError.is(e) && e.code === "agent_closed";
+      const closed = isCode("agent_closed");
       await assert.rejects(agent.inspect(), closed);
       await assert.rejects(agent.prepare(), closed);
       await assert.rejects(agent.run(fixtures.textRun.prompt), closed);
@@ -165,5 +201,173 @@ export function runDriverConformance(makeDriver: () => Driver, fixtures: Conform
       }
       if (fixtures.livePids) assert.deepEqual(fixtures.livePids(driver), [], "no provider process survives close()");
     }, timeout);
+
+    registerOptionalChecks(makeDriver, fixtures, timeout);
   });
+}
+
+/** The checks that need a fixture only the driver's author can build. */
+function registerOptionalChecks(makeDriver: () => Driver, fixtures: ConformanceFixtures, timeout: number): void {
+  const { it } = fixtures.runner;
+  const options = fixtures.agentOptions ?? {};
+
+  const { missingExecutable, authRequired, unsupportedMethod, malformedInspect, parity, conversationDirs, canary } = fixtures;
+
+  if (missingExecutable) {
+    it("reports a missing executable as an observation and refuses a run before delivery", async () => {
+      const agent = createAgent(missingExecutable(), options);
+      try {
+        const inspection = await agent.inspect();
+        assert.equal(inspection.environment.status, "unavailable", "environment is unavailable");
+        assert.equal(inspection.environment.reason?.code, "executable_not_found");
+        const stream = agent.stream(fixtures.textRun.prompt);
+        const events = await collect(stream);
+        assertTimeline(events, stream.runId);
+        const terminal = events.at(-1)!;
+        assert.ok(terminal.type === "run.failed" && terminal.error.code === "executable_not_found" && terminal.error.phase === "before_delivery", "run.failed: executable_not_found before delivery");
+        const error = await stream.result.then(
+          () => assert.fail("a run without an executable cannot complete"),
+          (e: unknown) => e,
+        );
+        assert.ok(error instanceof ExecutableNotFoundError, "the run rejects with ExecutableNotFoundError");
+        assert.equal(error.code, "executable_not_found");
+        assert.equal(error.phase, "before_delivery");
+        assert.equal(error.runId, stream.runId);
+      } finally {
+        await agent.close();
+      }
+    }, timeout);
+  }
+
+  if (authRequired) {
+    const panel = authRequired.panel ?? "auth";
+    it("reports missing authentication as auth_required, never as a login prompt", async () => {
+      const agent = createAgent(authRequired.makeDriver(), options);
+      try {
+        const inspection = await agent.inspect();
+        assert.equal(inspection[panel].status, "unavailable", `${panel} is unavailable`);
+        assert.equal(inspection[panel].reason?.code, "auth_required");
+        await assert.rejects(agent.run(fixtures.textRun.prompt), isCode("auth_required"), "a run rejects with auth_required");
+      } finally {
+        await agent.close();
+      }
+    }, timeout);
+  }
+
+  if (unsupportedMethod) {
+    it("reports a method the provider does not know as unsupported", async () => {
+      const agent = createAgent(unsupportedMethod.makeDriver(), options);
+      try {
+        const observation = (await agent.inspect())[unsupportedMethod.panel];
+        assert.equal(observation.status, "unsupported", `${unsupportedMethod.panel} is unsupported`);
+        assert.equal(observation.reason?.code, "method_unsupported");
+        assert.equal(observation.value, undefined);
+      } finally {
+        await agent.close();
+      }
+    }, timeout);
+  }
+
+  if (malformedInspect) {
+    it("reports a malformed provider answer as malformed_response", async () => {
+      const agent = createAgent(malformedInspect.makeDriver(), options);
+      try {
+        const observation = (await agent.inspect())[malformedInspect.panel];
+        assert.equal(observation.status, "unavailable", `${malformedInspect.panel} is unavailable`);
+        assert.equal(observation.reason?.code, "malformed_response");
+        assert.equal(observation.value, undefined);
+      } finally {
+        await agent.close();
+      }
+    }, timeout);
+  }
+
+  if (parity) {
+    it("a run after prepare() uses the configured model", async () => {
+      const agent = createAgent(makeDriver(), { ...options, defaults: { ...options.defaults, model: parity.model } });
+      try {
+        await agent.prepare();
+        const stream = agent.stream(fixtures.textRun.prompt);
+        const events = await collect(stream);
+        await stream.result;
+        const started = events[0]!;
+        assert.ok(started.type === "run.started" && started.model === parity.model, "run.started names the configured model");
+        assert.equal(await parity.received(), parity.model, "the provider received the configured model");
+      } finally {
+        await agent.close();
+      }
+    }, timeout);
+  }
+
+  if (conversationDirs) {
+    it("inspect() and prepare() create no conversation; a run does", async () => {
+      const before = await filesUnder(conversationDirs);
+      const agent = createAgent(makeDriver(), options);
+      try {
+        await agent.inspect();
+        await agent.prepare();
+      } finally {
+        await agent.close();
+      }
+      assert.deepEqual(added(before, await filesUnder(conversationDirs)), [], "inspect() and prepare() left no conversation file");
+      const running = createAgent(makeDriver(), options);
+      try {
+        await running.run(fixtures.textRun.prompt);
+      } finally {
+        await running.close();
+      }
+      assert.ok(added(before, await filesUnder(conversationDirs)).length > 0, "a run records its conversation in the watched directories");
+    }, timeout);
+  }
+
+  if (fixtures.mcpServers) {
+    it("inspect() starts none of the agent's MCP servers; a run does", async () => {
+      const marker = await markerMcpServer();
+      const withMarker: AgentOptions = { ...options, mcp: [...(options.mcp ?? []), marker.server] };
+      try {
+        const agent = createAgent(makeDriver(), withMarker);
+        try {
+          await agent.inspect();
+          assert.equal(marker.started(), false, "inspect() started an MCP server");
+          // A kept standby is the process that will serve the run: its MCP servers are the run's.
+          const report = await agent.prepare();
+          if (report.process !== "ready") assert.equal(marker.started(), false, "a prepare() that kept no process started an MCP server");
+        } finally {
+          await agent.close();
+        }
+        const running = createAgent(makeDriver(), withMarker);
+        try {
+          await running.run(fixtures.textRun.prompt);
+        } finally {
+          await running.close();
+        }
+        assert.equal(marker.started(), true, "a run starts the agent's MCP servers");
+      } finally {
+        await marker.cleanup();
+      }
+    }, timeout);
+  }
+
+  if (canary) {
+    it("never shows a secret from the driver's env or config", async () => {
+      const { secret } = canary;
+      const agent = createAgent(canary.makeDriver(), options);
+      try {
+        assertNoSecret(secret, JSON.stringify(await agent.inspect()), "the inspection");
+        assertNoSecret(secret, JSON.stringify(await agent.prepare()), "the prepare report");
+        for (const prompt of [fixtures.textRun.prompt, ...(canary.prompts ?? [])]) {
+          const stream = agent.stream(prompt);
+          const events: AgentEvent[] = await collect(stream).catch((e: unknown) => (assertNoSecret(secret, errorSurface(e), "a stream error"), []));
+          assertNoSecret(secret, JSON.stringify(events), `the events of "${prompt}"`);
+          const outcome = await stream.result.then(
+            (result) => JSON.stringify({ text: result.text, raw: result.raw(), transcript: result.transcript() }),
+            (error: unknown) => errorSurface(error),
+          );
+          assertNoSecret(secret, outcome, `the result or error of "${prompt}"`);
+        }
+      } finally {
+        await agent.close();
+      }
+    }, timeout);
+  }
 }
