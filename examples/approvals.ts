@@ -1,6 +1,8 @@
 /**
  * Answer a provider's approval request from host code. Without a handler every request is
  * denied (by policy); nothing is ever approved on the host's behalf.
+ *
+ *   npm run build && npx tsc -p examples && node dist-examples/approvals.js
  */
 import { createAgent, type ApprovalHandler } from "agent-adaptor";
 import { fakeDriver } from "agent-adaptor/testing";

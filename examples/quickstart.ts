@@ -3,7 +3,10 @@
  * Uses the scripted fake driver so it runs anywhere; swap in a real driver
  * (e.g. `codex()` from "agent-adaptor/drivers/codex") for real work.
  *
- *   npm run build && node --experimental-strip-types examples/quickstart.ts   (or compile with tsc)
+ * Node 20 runs JavaScript, so compile first (in a project that installed agent-adaptor, your own
+ * tsc setup does the same):
+ *
+ *   npm run build && npx tsc -p examples && node dist-examples/quickstart.js
  */
 import { createAgent, RunFailedError } from "agent-adaptor";
 import { fakeDriver } from "agent-adaptor/testing";

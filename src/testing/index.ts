@@ -1,6 +1,7 @@
 /**
  * `agent-adaptor/testing`: tools for testing integrations without paid calls — a scriptable
- * fake driver, the driver conformance kit and the scripted model server.
+ * fake driver, the driver conformance kit, the scripted model server and the real-CLI lane
+ * (the provider CLIs driven offline against that server).
  */
 export { fakeDriver } from "./fake-driver/driver.js";
 export type { FakeDriver, FakeDriverOptions, FakeDriverProbe } from "./fake-driver/driver.js";
@@ -50,3 +51,41 @@ export type {
   SseEvent,
   SseReadResult,
 } from "./model-server/index.js";
+export {
+  realCliAvailability,
+  realCliMode,
+  REAL_CLI_ENV,
+  CliProcess,
+  isNotification,
+  notificationsOf,
+  spawnJsonRpcCli,
+  isRealCliName,
+  realCliSpec,
+  REAL_CLI_NAMES,
+  SCRIPTED_KEY_ENV,
+  writeRealCliSettings,
+  RealCliUnavailableError,
+  withRealCli,
+} from "./real-cli/index.js";
+export type {
+  RealCliAvailability,
+  CliExit,
+  CliSpawnOptions,
+  WaitOptions,
+  IncomingRequest,
+  JsonRpcCli,
+  JsonRpcCliOptions,
+  RecordedRpcMessage,
+  LocatedExecutable,
+  RealCliName,
+  RealCliProtocol,
+  RealCliSpec,
+  RealCliDirs,
+  RealCliSettings,
+  RealCliSettingsInput,
+  RealCliContext,
+  RealCliModelServer,
+  RealCliScript,
+  RealCliSpawnOptions,
+  WithRealCliOptions,
+} from "./real-cli/index.js";

@@ -1,0 +1,261 @@
+/**
+ * The package a user installs keeps the docs' promises. `npm pack` builds the tarball exactly as
+ * it would be published; it is unpacked into a scratch consumer project outside the repository
+ * whose `node_modules` holds only the locked production dependencies (what `npm install` of the
+ * tarball resolves, taken from this checkout so the test needs no registry). Then a snippet of
+ * each doc page and every example is compiled against it (strict, NodeNext) and the runnable ones
+ * are run on this Node.
+ *
+ * Needs `dist/` (`npx tsc -p tsconfig.build.json`).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+const manifest = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
+  name: string;
+  bin: Record<string, string>;
+  repository?: unknown;
+};
+
+interface Snippet {
+  /** Name of the compiled module. */
+  name: string;
+  page: string;
+  /** The first ```ts block of the page containing this text. */
+  containing: string;
+  /** Declarations for what the fragment takes from its surrounding prose. */
+  prelude?: string;
+  /** Run it after compiling (snippets that need no provider CLI or account). */
+  run?: boolean;
+}
+
+const SNIPPETS: Snippet[] = [
+  { name: "readme-quick-start", page: "README.md", containing: "fakeDriver()", run: true },
+  { name: "readme-threads", page: "README.md", containing: "startThread" },
+  {
+    name: "api-threads",
+    page: "docs/api.md",
+    containing: "startThread",
+    prelude: 'import { createAgent, sqliteThreadStore } from "agent-adaptor";\nimport { codex } from "agent-adaptor/drivers/codex";',
+  },
+  {
+    name: "inputs",
+    page: "docs/inputs.md",
+    containing: "input.fromOpener",
+    prelude:
+      'import type { Agent, InputSourceStream } from "agent-adaptor";\n' +
+      "declare const agent: Agent;\ndeclare const key: string;\n" +
+      "declare const blobStore: { open(key: string, options: { signal: AbortSignal }): Promise<InputSourceStream> };",
+  },
+  { name: "testing-fake-driver", page: "docs/testing.md", containing: "fakeDriver({", run: true },
+  { name: "testing-real-cli", page: "docs/testing.md", containing: "withRealCli" },
+  { name: "threads-stores", page: "docs/threads.md", containing: "postgresThreadStore" },
+  {
+    name: "driver-acp",
+    page: "docs/drivers/acp.md",
+    containing: "agent-adaptor/drivers/acp",
+    prelude: 'import type { ApprovalHandler } from "agent-adaptor";\ndeclare const onApproval: ApprovalHandler;',
+  },
+  {
+    name: "driver-claude",
+    page: "docs/drivers/claude.md",
+    containing: "agent-adaptor/drivers/claude",
+    prelude: 'import type { ApprovalHandler } from "agent-adaptor";\ndeclare const onApproval: ApprovalHandler;',
+  },
+  {
+    name: "driver-codex",
+    page: "docs/drivers/codex.md",
+    containing: "agent-adaptor/drivers/codex",
+    prelude: 'import type { ApprovalHandler } from "agent-adaptor";\ndeclare const onApproval: ApprovalHandler;',
+  },
+];
+
+function tsBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1]!);
+}
+
+function snippetSource(snippet: Snippet): string {
+  const block = tsBlocks(readFileSync(join(repo, snippet.page), "utf8")).find((text) => text.includes(snippet.containing));
+  if (block === undefined) throw new Error(`${snippet.page} has no ts block containing ${snippet.containing}`);
+  // `import` lines must come first; the prelude's declarations go after the page's own imports.
+  const lines = block.split("\n");
+  const firstCode = lines.findIndex((line) => line.trim() !== "" && !line.startsWith("import "));
+  const imports = lines.slice(0, firstCode === -1 ? lines.length : firstCode).join("\n");
+  const body = lines.slice(firstCode === -1 ? lines.length : firstCode).join("\n");
+  return `${imports}\n${snippet.prelude ?? ""}\n${body}\nexport {};\n`;
+}
+
+/** The production dependencies the lock file resolves, by install path. */
+function productionDependencies(): string[] {
+  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
+  };
+  return Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith("node_modules/") && entry.dev !== true && entry.devOptional !== true)
+    .map(([path]) => path);
+}
+
+let root: string;
+let consumer: string;
+let tarballFiles: string[];
+const installed = () => join(consumer, "node_modules", manifest.name);
+
+function node(args: string[], env: Record<string, string> = {}) {
+  const out = spawnSync(process.execPath, args, { cwd: consumer, encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
+  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "aa-package-"));
+  consumer = join(root, "consumer");
+  mkdirSync(join(consumer, "node_modules"), { recursive: true });
+  // --ignore-scripts: pack the dist/ under test instead of rebuilding it in `prepack`.
+  const packed = JSON.parse(
+    execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", root], { cwd: repo, encoding: "utf8" }),
+  ) as { filename: string; files: { path: string }[] }[];
+  tarballFiles = packed[0]!.files.map((file) => file.path);
+  execFileSync("tar", ["-xzf", join(root, packed[0]!.filename), "-C", root]);
+  execFileSync("mv", [join(root, "package"), installed()]);
+  for (const path of productionDependencies()) {
+    mkdirSync(dirname(join(consumer, path)), { recursive: true });
+    symlinkSync(join(repo, path), join(consumer, path), "dir");
+  }
+  // What a consumer's own tests add: vitest, for the testing snippets.
+  symlinkSync(join(repo, "node_modules", "vitest"), join(consumer, "node_modules", "vitest"), "dir");
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+}, 120_000);
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("the packed tarball", () => {
+  it("has a repository field and ships the docs its README links to", () => {
+    expect(manifest.repository).toBeDefined();
+    expect(tarballFiles).toEqual(expect.arrayContaining(["README.md", "docs/api.md", "docs/testing.md", "docs/drivers/codex.md"]));
+  });
+
+  it("resolves every relative link of its markdown files to a shipped file", () => {
+    const broken: string[] = [];
+    for (const file of tarballFiles.filter((path) => path.endsWith(".md"))) {
+      const text = readFileSync(join(installed(), file), "utf8");
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target!) || target!.startsWith("#")) continue;
+        const path = resolve(dirname(join(installed(), file)), target!.split("#")[0]!);
+        if (!existsSync(path)) broken.push(`${file} → ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("ships no source maps pointing at unshipped sources", () => {
+    const maps = tarballFiles.filter((path) => path.endsWith(".map"));
+    const unresolved = maps.flatMap((map) => {
+      const { sources } = JSON.parse(readFileSync(join(installed(), map), "utf8")) as { sources: string[] };
+      return sources.map((source) => resolve(dirname(join(installed(), map)), source)).filter((source) => !existsSync(source));
+    });
+    expect(unresolved).toEqual([]);
+  });
+
+  it("does not ship the type-only Codex protocol files as runtime modules", () => {
+    const runtime = tarballFiles.filter((path) => path.startsWith("dist/drivers/codex/protocol/") && path.endsWith(".js"));
+    expect(runtime).toEqual(["dist/drivers/codex/protocol/version.js"]);
+  });
+
+  it("declares pg an optional peer dependency, not a dependency", () => {
+    const shipped = JSON.parse(readFileSync(join(installed(), "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    expect(shipped.dependencies?.pg).toBeUndefined();
+    expect(shipped.peerDependencies?.pg).toBeDefined();
+    expect(shipped.peerDependenciesMeta?.pg?.optional).toBe(true);
+  });
+});
+
+describe("a consumer project with the tarball installed", () => {
+  beforeAll(() => {
+    mkdirSync(join(consumer, "src"));
+    for (const snippet of SNIPPETS) writeFileSync(join(consumer, "src", `${snippet.name}.ts`), snippetSource(snippet));
+    for (const example of readdirSync(join(installed(), "examples")).filter((file) => file.endsWith(".ts"))) {
+      writeFileSync(join(consumer, "src", `example-${example}`), readFileSync(join(installed(), "examples", example)));
+    }
+    writeFileSync(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          lib: ["ES2023"],
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          outDir: "out",
+          rootDir: "src",
+          types: ["node"],
+          typeRoots: [join(repo, "node_modules", "@types")],
+        },
+        include: ["src"],
+      }),
+    );
+  }, 60_000);
+
+  it("compiles a snippet of every doc page and every example against the package (strict, NodeNext)", () => {
+    const tsc = spawnSync(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", consumer], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+  }, 150_000);
+
+  it.each(SNIPPETS.filter((snippet) => snippet.run).map((snippet) => [snippet.page, snippet.name]))(
+    "runs the snippet of %s (%s) on this Node",
+    (_, name) => {
+      const { code, stderr } = node([join("out", `${name}.js`)]);
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+    },
+  );
+
+  it.each(["quickstart", "approvals"])("runs examples/%s.ts on this Node once compiled", (example) => {
+    const { code, stderr, stdout } = node([join("out", `example-${example}.js`)]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).not.toBe("");
+  });
+
+  it("postgresThreadStore without pg installed names the install command", () => {
+    writeFileSync(
+      join(consumer, "pg-missing.mjs"),
+      `import { postgresThreadStore } from "agent-adaptor";
+try {
+  await postgresThreadStore({ connectionString: "postgres://127.0.0.1:1/none" });
+  console.log("opened");
+} catch (error) {
+  console.log(JSON.stringify({ code: error.code, message: error.message }));
+}`,
+    );
+    const { stdout } = node(["pg-missing.mjs"]);
+    const error = JSON.parse(stdout) as { code: string; message: string };
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain("npm install pg");
+  });
+
+  it("`agent-adaptor demo` without the Codex CLI exits 2 and names the install command", () => {
+    const { code, stdout, stderr } = node([join(installed(), manifest.bin["agent-adaptor"]!), "demo"]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^error config_invalid: .*`npm install --save-dev @openai\/codex`/);
+  });
+
+  it("`agent-adaptor --version` prints the packed version", () => {
+    const { version } = JSON.parse(readFileSync(join(installed(), "package.json"), "utf8")) as { version: string };
+    expect(node([join(installed(), manifest.bin["agent-adaptor"]!), "--version"]).stdout).toBe(`${version}\n`);
+  });
+});
