@@ -124,6 +124,7 @@ export type {
   RunRequest,
   RunResponse,
   StandbyHandle,
+  StandbyUse,
 } from "./driver/types.js";
 
 export {
@@ -143,5 +144,6 @@ export {
   ProviderError,
   RunCancelledError,
   RunFailedError,
+  StoreError,
 } from "./errors/index.js";
-export type { DeliveryPhase, PartialRunOutcome } from "./errors/index.js";
+export type { DeliveryPhase, PartialRunOutcome, StoreErrorCode } from "./errors/index.js";

@@ -3,7 +3,7 @@
  * every process its driver starts for it and reclaims them on `close()`.
  */
 import { randomUUID } from "node:crypto";
-import type { Driver, InspectRequest, StandbyHandle } from "../driver/types.js";
+import type { Driver, InspectRequest, StandbyHandle, StandbyUse } from "../driver/types.js";
 import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
 import { mapInspection } from "../inspect/map.js";
 import { createRedactor } from "../inspect/redact.js";
@@ -11,7 +11,8 @@ import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js"
 import { resolveInputLimits } from "../input/limits.js";
 import { resolveResources } from "../resources/resolve.js";
 import { startExecution, type EffectiveCallOptions, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
-import type { AgentOptions, CallOptions } from "./options.js";
+import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
+import type { AgentOptions, CallOptions, JsonSchema } from "./options.js";
 import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
 import type { Result } from "./result.js";
 import type { RunStream } from "./run-stream.js";
@@ -54,6 +55,7 @@ const LEASE_TTL_MS = 30_000;
 export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   checkAgentOptions(options);
   if (!isDriver(driver)) throw new ConfigError("createAgent needs a Driver");
+  driver.validatePolicy?.({ ...options.defaults?.policy });
   const descriptor = driver.descriptor();
   const info: DriverInfo = { id: descriptor.id, name: descriptor.name, transport: descriptor.transport };
   const workspace = options.workspace ?? process.cwd();
@@ -73,9 +75,13 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     if (closing) throw new AgentClosedError();
   };
 
+  /** The call's settings over the defaults, copied now: the caller may reuse its arrays and objects. */
   const effective = (call: CallOptions = {}): EffectiveCallOptions => {
     const { signal: _signal, ...rest } = call;
     const merged: EffectiveCallOptions = { ...defaults, ...handlers, ...rest, policy: { ...defaults.policy, ...rest.policy } };
+    if (rest.inputs !== undefined) merged.inputs = [...rest.inputs];
+    if (rest.metadata !== undefined) merged.metadata = { ...rest.metadata };
+    if (rest.outputSchema !== undefined) merged.outputSchema = copyOutputSchema(rest.outputSchema);
     for (const key of Object.keys(merged) as (keyof EffectiveCallOptions)[]) {
       if (merged[key] === undefined) delete merged[key];
     }
@@ -108,7 +114,15 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
       ...(options.inputLimits ? { limits: { ...options.inputLimits } } : {}),
       ...(options.onInputDiagnostic ? { onDiagnostic: options.onInputDiagnostic } : {}),
     },
-    claimStandby: (call) => slot.claim(signatureFor(call)),
+    structuredOutput: descriptor.features.structuredOutput,
+    startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
+    claimStandby: (call, thread) => {
+      const use: StandbyUse = { policy: structuredClone(call.policy) };
+      if (thread) use.thread = { ...thread };
+      if (call.model !== undefined) use.model = call.model;
+      if (call.effort !== undefined) use.effort = call.effort;
+      return slot.claim(signatureFor(call), (standby) => standbyServes(driver, use, standby));
+    },
     track: (run) => {
       activeRuns.add(run);
       return () => activeRuns.delete(run);
@@ -119,6 +133,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     assertOpen();
     driver.validateConfig();
     const call = effective();
+    driver.validatePolicy?.(call.policy);
     const signature = signatureFor(call);
     const request = { ...inspectRequest(), policy: call.policy, signature } as Parameters<Driver["prepare"]>[0];
     if (call.model !== undefined) request.model = call.model;
@@ -149,7 +164,9 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
     checkCallOptions(call);
     driver.validateConfig();
-    return startExecution(context, prompt, effective(call), call?.signal, hooks);
+    const settings = effective(call);
+    driver.validatePolicy?.(settings.policy);
+    return startExecution(context, prompt, settings, call?.signal, hooks);
   };
 
   const threadHost: ThreadHost = {
@@ -230,6 +247,20 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     },
   };
   return agent;
+}
+
+/** The driver's answer, or by default: an unbound process serves only runs that open a new session. */
+function standbyServes(driver: Driver, use: StandbyUse, standby: StandbyHandle): boolean {
+  if (driver.canUseStandby) return driver.canUseStandby(use, standby) === true;
+  return use.thread?.providerSessionId === undefined;
+}
+
+function copyOutputSchema(schema: JsonSchema): JsonSchema {
+  try {
+    return structuredClone(schema);
+  } catch {
+    throw new ConfigError("outputSchema must be a JSON Schema object");
+  }
 }
 
 function isDriver(value: unknown): value is Driver {

@@ -3,21 +3,28 @@
  * Thread — starts here. It stamps `run.started`, calls the driver with a checked sink, routes
  * approvals and questions, and publishes exactly one terminal event, last.
  */
+import { startupDeadline } from "./startup-deadline.js";
 import { randomUUID } from "node:crypto";
 import type { Descriptor, Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
 import {
   AdaptorError,
+  AuthRequiredError,
+  ConfigError,
   DriverContractError,
+  ExecutableNotFoundError,
+  FeatureUnsupportedError,
+  markRunRefusal,
   ProviderError,
   RunCancelledError,
   RunFailedError,
+  StoreError,
   type DeliveryPhase,
 } from "../errors/index.js";
 import { RunTimeline } from "../events/timeline.js";
 import type { ApprovalDecision, DriverEvent, RunFailure } from "../events/types.js";
 import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
 import type { Redactor } from "../inspect/redact.js";
-import type { InputDiagnosticHandler } from "../input/errors.js";
+import { InputError, type InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
 import type { ApprovalRequest, CallOptions, EventBufferOptions, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "./options.js";
 import type { Result } from "./result.js";
@@ -36,8 +43,15 @@ export interface ExecutionContext {
   redactor: Redactor;
   /** The driver's static input capabilities and the agent's limits. */
   inputs: { capabilities: Descriptor["inputs"]; limits?: InputLimits; onDiagnostic?: InputDiagnosticHandler };
-  /** Claim the prepared standby for these effective settings, if compatible. */
-  claimStandby(options: EffectiveCallOptions): StandbyHandle | undefined;
+  /** Whether the driver honours `outputSchema` (`descriptor().features.structuredOutput`). */
+  structuredOutput: boolean;
+  /** `AgentOptions.startupTimeoutMs`, defaulted (see `startup-deadline.ts`). */
+  startupTimeoutMs: number;
+  /**
+   * Claim the prepared standby for these effective settings and thread binding, only if it is
+   * compatible and the driver says it can serve the run; otherwise it stays for a later run.
+   */
+  claimStandby(options: EffectiveCallOptions, thread: ThreadBinding | undefined): StandbyHandle | undefined;
   /** Register the run so `close()` can cancel it and wait for it. */
   track(run: { cancel(reason: unknown): void; settled: Promise<void> }): () => void;
 }
@@ -121,6 +135,11 @@ async function runToTerminal(
   let binding: ThreadBinding | undefined;
   let providerSessionId: string | undefined;
 
+  const deadline = startupDeadline(context.startupTimeoutMs, (failure) => {
+    fatal ??= failure;
+    controller.abort(failure);
+  });
+
   const violate = (error: DriverContractError): never => {
     contractError ??= error;
     controller.abort(error);
@@ -140,8 +159,10 @@ async function runToTerminal(
         if (announced) violate(new DriverContractError(driverId, `emitted ${event.type} after its terminal event`));
         if (DRIVER_TERMINAL_TYPES.has(event.type)) {
           announced = event;
+          deadline.dispose();
           return undefined;
         }
+        deadline.observe(event);
         if (event.type === "thread.bound") {
           providerSessionId = event.providerSessionId;
           if (thread) return thread.bound(event.providerSessionId).then(() => publish(event));
@@ -211,6 +232,10 @@ async function runToTerminal(
   try {
     await timeline.publish({ type: "run.started", driver: driverId, ...(options.model ? { model: options.model } : {}) });
     signal.throwIfAborted();
+    if (options.outputSchema !== undefined && !context.structuredOutput) {
+      // Refused before anything launches: a driver that cannot honour it would silently drop it.
+      throw new FeatureUnsupportedError("structured output (outputSchema)", driverId);
+    }
     if (options.inputs && options.inputs.length > 0) {
       // Copied, hashed and checked before any lease, process or prompt.
       materialized = await materializeInputs(options.inputs, {
@@ -230,7 +255,7 @@ async function runToTerminal(
       providerSessionId = binding.providerSessionId;
     }
     signal.throwIfAborted();
-    standby = options.spawn === true ? undefined : context.claimStandby(options);
+    standby = options.spawn === true ? undefined : context.claimStandby(options, binding);
     const request: RunRequest = {
       runId: timeline.runId,
       prompt,
@@ -269,21 +294,27 @@ async function runToTerminal(
   } catch (error) {
     thrown = error;
   } finally {
+    deadline.dispose();
     // The driver and its event sources have stopped: its standby and the run's input copies go.
     await standby?.close();
     await materialized?.dispose();
   }
 
   const phase: DeliveryPhase = delivered ? "after_delivery" : "before_delivery";
-  const partial = () => ({
+  const partial = (failure: RunFailure) => ({
     runId: timeline.runId,
-    text: timeline.assistantText,
+    text: echoesFailure(timeline.assistantText, failure.message) ? "" : timeline.assistantText,
     ...(providerSessionId !== undefined ? { providerSessionId } : {}),
   });
   const fail = async (failure: RunFailure, cause?: unknown): Promise<never> => {
     const safe = { ...failure, message: redactor.redactText(failure.message) };
     await timeline.finish({ type: "run.failed", error: safe });
-    throw new RunFailedError(safe, partial(), { cause });
+    throw new RunFailedError(safe, partial(failure), { cause });
+  };
+  /** A run that could not start rejects with its own error, stamped with the run id and phase. */
+  const refuse = async (error: AdaptorError): Promise<never> => {
+    await timeline.finish({ type: "run.failed", error: { ...failureOf(error, "before_delivery"), message: redactor.redactText(error.message) } });
+    throw markRunRefusal(error, timeline.runId);
   };
 
   // A driver that announced run.completed had the provider's final answer: a cancel arriving
@@ -310,13 +341,14 @@ async function runToTerminal(
   }
   if (thrown !== undefined && !signal.aborted && binding === undefined && thread) {
     // The thread refused the run (busy, incompatible, not found) before anything launched.
-    return fail(failureOf(thrown, "before_delivery"), thrown);
+    return AdaptorError.is(thrown) ? refuse(thrown) : fail(failureOf(thrown, "before_delivery"), thrown);
   }
   if (cancelled) {
     const reason = cancelReason() ?? (announced?.type === "run.cancelled" ? announced.reason : undefined);
     await timeline.finish({ type: "run.cancelled", ...(reason !== undefined ? { reason: redactor.redactText(reason) } : {}) });
     throw new RunCancelledError(reason === undefined ? undefined : redactor.redactText(reason));
   }
+  if (thrown !== undefined && !delivered && isRefusal(thrown)) return refuse(thrown);
   if (thrown !== undefined) return fail(failureOf(thrown, phase), thrown);
   if (announced?.type === "run.failed") return fail({ ...announced.error, phase: delivered ? announced.error.phase : "before_delivery" });
   if (typeof response !== "object" || response === null || typeof response.text !== "string") {
@@ -351,13 +383,36 @@ function withoutInput(request: ApprovalRequest): Omit<ApprovalRequest, "input"> 
   return rest;
 }
 
+/**
+ * Errors that say why a run could not start. Thrown before the prompt could be delivered, they
+ * reject the run as themselves; `RunFailedError` is for failures of a run that got under way.
+ */
+function isRefusal(error: unknown): error is AdaptorError {
+  return (
+    error instanceof InputError ||
+    error instanceof ConfigError ||
+    error instanceof ExecutableNotFoundError ||
+    error instanceof AuthRequiredError ||
+    error instanceof FeatureUnsupportedError
+  );
+}
+
+/**
+ * Whether the assistant text is only the provider's error text (CLIs print an API or login error
+ * as an assistant message): then it is not model output and does not become `partial.text`.
+ */
+function echoesFailure(text: string, message: string): boolean {
+  const echoed = text.trim();
+  return echoed.length > 0 && (echoed === message.trim() || (echoed.length >= 12 && message.includes(echoed)));
+}
+
 function failureOf(error: unknown, phase: DeliveryPhase): RunFailure {
   if (AdaptorError.is(error)) {
     return {
       code: error.code,
       message: error.message,
       phase,
-      retryable: error instanceof ProviderError ? error.retryable : false,
+      retryable: error instanceof ProviderError || error instanceof StoreError ? error.retryable : false,
     };
   }
   return { code: "provider_error", message: error instanceof Error ? error.message : "the driver failed", phase, retryable: false };

@@ -17,15 +17,20 @@ export class StandbySlot {
     if (previous && previous.handle !== handle) await previous.handle.close();
   }
 
-  /** Take the standby for one run if it matches and is alive; never hands out the same one twice. */
-  claim(signature: string): StandbyHandle | undefined {
+  /**
+   * Take the standby for one run if it matches, is alive and `canServe` the run; otherwise leave
+   * it for a later run (a dead one is dropped). Never hands out the same one twice.
+   */
+  claim(signature: string, canServe: (standby: StandbyHandle) => boolean = () => true): StandbyHandle | undefined {
     const entry = this.#entry;
     if (!entry || entry.signature !== signature) return undefined;
-    this.#entry = undefined;
     if (!entry.handle.isAlive()) {
+      this.#entry = undefined;
       void entry.handle.close();
       return undefined;
     }
+    if (!canServe(entry.handle)) return undefined;
+    this.#entry = undefined;
     return entry.handle;
   }
 

@@ -71,6 +71,19 @@ export interface StandbyHandle {
   close(): Promise<void>;
 }
 
+/**
+ * What a run would ask of a prepared standby, for {@link Driver.canUseStandby}. Core asks only
+ * after the thread's lease and checkpoint are settled, and only when the run's settings already
+ * match the standby's compatibility signature.
+ */
+export interface StandbyUse {
+  /** The thread binding: a `providerSessionId` means the run resumes (or, with `fork`, forks) it. */
+  thread?: { id: string; providerSessionId?: string; fork?: boolean };
+  model?: string;
+  effort?: string;
+  policy: Policy;
+}
+
 export interface PrepareRequest extends InspectRequest {
   model?: string;
   effort?: string;
@@ -144,11 +157,25 @@ export interface Driver {
   descriptor(): Descriptor;
   /** Throws `ConfigError` for an invalid captured config. */
   validateConfig(): void;
+  /**
+   * Throws `ConfigError` for a policy the provider cannot honour, so it is refused before anything
+   * launches instead of being widened. Core calls it at construction (for `defaults`), and with
+   * the effective policy before every run and `prepare()`. Absent: every policy is honoured.
+   */
+  validatePolicy?(policy: Policy): void;
   /** A stable identity of the captured config that changes how the provider behaves (executable, home, provider). */
   fingerprint?(): string;
   inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse>;
   prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse>;
   run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse>;
+  /**
+   * Whether `standby` (which this driver's `prepare()` returned) can serve this run: an unbound
+   * process may be unable to resume or fork a session that must be chosen at spawn. Core claims
+   * the standby only when this returns true, so a standby is never claimed and then discarded;
+   * otherwise it stays for a later run. Absent: the standby serves only runs that open a new
+   * provider session (stateless runs and a thread's first turn).
+   */
+  canUseStandby?(use: StandbyUse, standby: StandbyHandle): boolean;
   /**
    * Deliver `text` to the run in flight at its next safe point. Present exactly when
    * `descriptor().features.steer` is `"native"`; rejects when the run has already ended.

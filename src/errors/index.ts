@@ -14,6 +14,10 @@ export type DeliveryPhase = "before_delivery" | "after_delivery";
 export class AdaptorError extends Error {
   /** Stable machine-readable code, e.g. `"agent_closed"`. */
   readonly code: string;
+  /** The run this error ended, when it ended one. */
+  declare readonly runId?: string;
+  /** For an error that ended a run: whether the prompt may have reached the provider. */
+  declare readonly phase?: DeliveryPhase;
   readonly [MARKER] = true;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
@@ -54,7 +58,7 @@ export class DriverContractError extends AdaptorError {
 /** The provider reported or caused a failure. */
 export class ProviderError extends AdaptorError {
   readonly retryable: boolean;
-  readonly phase: DeliveryPhase;
+  override readonly phase: DeliveryPhase;
   constructor(
     message: string,
     options: { code?: string; retryable?: boolean; phase?: DeliveryPhase; cause?: unknown } = {},
@@ -67,17 +71,37 @@ export class ProviderError extends AdaptorError {
 
 /** The provider executable could not be found or started. */
 export class ExecutableNotFoundError extends AdaptorError {
+  /** The path (or command name) that was tried. */
   readonly executable: string;
-  constructor(executable: string, message = `executable not found: ${executable}`) {
-    super("executable_not_found", message);
+  /** How to install the provider, e.g. `npm install -g @openai/codex`, when the driver knows. */
+  readonly install?: string;
+  constructor(executable: string, message = `executable not found: ${executable}`, options: { install?: string; cause?: unknown } = {}) {
+    super("executable_not_found", options.install === undefined ? message : `${message}; install it with: ${options.install}`, { cause: options.cause });
     this.executable = executable;
+    if (options.install !== undefined) this.install = options.install;
+  }
+
+  /**
+   * `error` restated to name the path tried and how to install the provider; any other error is
+   * returned unchanged. Drivers wrap their launch with it.
+   */
+  static explain(error: unknown, install: string): unknown {
+    if (!(error instanceof ExecutableNotFoundError) || error.install !== undefined) return error;
+    const reason = error.message.startsWith("executable not found") ? "executable not found" : error.message.replace(/:.*$/, "");
+    const explained = new ExecutableNotFoundError(error.executable, `${reason}: ${error.executable}`, { install });
+    // The spawn failure stays available for debugging without being part of the message.
+    Object.defineProperty(explained, "cause", { value: error.cause, enumerable: false, configurable: true, writable: true });
+    return explained;
   }
 }
 
 /** The provider needs a login or credentials that are not present. */
 export class AuthRequiredError extends AdaptorError {
-  constructor(message = "the provider requires authentication") {
-    super("auth_required", message);
+  /** The login command or the environment variable that provides credentials, when known. */
+  readonly remedy?: string;
+  constructor(message = "the provider requires authentication", options: { remedy?: string; cause?: unknown } = {}) {
+    super("auth_required", options.remedy === undefined ? message : `${message}; ${options.remedy}`, { cause: options.cause });
+    if (options.remedy !== undefined) this.remedy = options.remedy;
   }
 }
 
@@ -98,6 +122,16 @@ export class RunCancelledError extends AdaptorError {
   }
 }
 
+/**
+ * Stamp an error that ended run `runId` before the prompt could be delivered, so the host sees
+ * the failure as itself (an `InputError`, a `ConfigError`, ...) and still knows which run it ended.
+ */
+export function markRunRefusal<E extends AdaptorError>(error: E, runId: string): E {
+  Object.defineProperty(error, "runId", { value: runId, enumerable: true, configurable: true });
+  Object.defineProperty(error, "phase", { value: "before_delivery", enumerable: true, configurable: true });
+  return error;
+}
+
 /** What a failed run produced before it failed. */
 export interface PartialRunOutcome {
   runId: string;
@@ -111,7 +145,7 @@ export interface PartialRunOutcome {
  * `driver_contract`, ...); `phase` says whether the prompt may have reached the provider.
  */
 export class RunFailedError extends AdaptorError {
-  readonly phase: DeliveryPhase;
+  override readonly phase: DeliveryPhase;
   readonly retryable: boolean;
   readonly partial: PartialRunOutcome;
   constructor(
@@ -170,5 +204,36 @@ export class FeatureUnsupportedError extends AdaptorError {
   constructor(feature: string, driver: string) {
     super("feature_unsupported", `driver ${driver} does not support ${feature}`);
     this.feature = feature;
+  }
+}
+
+/**
+ * Stable codes of a thread store failure:
+ * `store_unavailable` (cannot open or reach the database), `store_auth_failed` (credentials or
+ * role refused), `store_read_only` (the database or its directory cannot be written),
+ * `store_corrupt` (not a database, or a damaged one), `store_busy` (locked past the busy timeout,
+ * every pooled connection in use, too many connections), `store_schema_newer`, `store_closed`,
+ * `store_failed` (anything else the database reported).
+ */
+export type StoreErrorCode =
+  | "store_unavailable"
+  | "store_auth_failed"
+  | "store_read_only"
+  | "store_corrupt"
+  | "store_busy"
+  | "store_schema_newer"
+  | "store_closed"
+  | "store_failed";
+
+/**
+ * A thread store failed. The message never holds a path, a connection string or a credential;
+ * `retryable` says whether the same call may succeed later unchanged (busy, unreachable server).
+ */
+export class StoreError extends AdaptorError {
+  declare readonly code: StoreErrorCode;
+  readonly retryable: boolean;
+  constructor(code: StoreErrorCode, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(code, message, { cause: options.cause });
+    this.retryable = options.retryable ?? false;
   }
 }
