@@ -1,8 +1,11 @@
 // A fake Claude Code / CodeBuddy Code speaking the headless stream-json control protocol with the
 // wire shapes each real CLI uses. The first line of the installed copy sets DIALECT.
-// Scenario (env FAKE_CLI_SCENARIO): normal | exit-before-init | auth-missing | empty-commands | hang-init.
+// Scenario (env FAKE_CLI_SCENARIO): normal | exit-before-init | auth-missing | empty-commands | hang-init
+// | malformed-commands | unknown-mcp-status.
 // Turn behaviour is chosen by markers in the prompt: [[think]] [[write]] [[bash]] [[todo]] [[ask]]
-// [[mcp]] [[task]] [[slow]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]].
+// [[mcp]] [[task]] [[slow]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]]
+// [[leak]].
+import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -38,6 +41,14 @@ if (scenario === "exit-before-init") {
   process.stderr.write("fatal: the fake CLI refuses to start\n");
   process.exit(3);
 }
+
+// Like the real CLIs, the stdio MCP servers of --mcp-config are started when the process starts,
+// and a turn waits until they are up (here: until each one-shot server has exited).
+const mcpStarted = Promise.all(
+  Object.values(JSON.parse(arg("--mcp-config") ?? "{}").mcpServers ?? {})
+    .filter((server) => server.type === "stdio" && server.command)
+    .map((server) => new Promise((resolve) => spawn(server.command, server.args ?? [], { stdio: "ignore" }).on("exit", resolve).on("error", resolve))),
+);
 
 const out = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -88,6 +99,8 @@ function initializeReply() {
   const commands =
     scenario === "empty-commands"
       ? []
+      : scenario === "malformed-commands"
+        ? "not a list"
       : claude
         ? [
             { name: "review", description: "Review a pull request", argumentHint: "<pr>" },
@@ -140,6 +153,7 @@ function onControl(message) {
       }
       return;
     case "mcp_status":
+      if (scenario === "unknown-mcp-status") return failControl(id, `${claude ? "Unsupported" : "Unknown"} control request subtype: mcp_status`);
       return claude ? answerControl(id, { mcpServers: [{ name: "docs", status: "connected", tools: [{ name: "search" }] }] }) : failControl(id, "Unknown control request subtype: mcp_status");
     case "get_settings":
       return claude ? answerControl(id, { effective: {}, sources: [], applied: { model: "fake-opus", effort: "medium" } }) : failControl(id, "Unknown control request subtype: get_settings");
@@ -247,6 +261,7 @@ async function turn(message) {
   const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
   const prompt = blocks.filter((b) => b.type === "text").map((b) => b.text).join("\n");
   interrupted = false;
+  await mcpStarted;
   if (openSession() === "missing") {
     result("", { subtype: "error_during_execution", is_error: true, errors: [`No conversation found with session ID: ${sessionId}`] });
     return;
@@ -263,6 +278,13 @@ async function turn(message) {
       out({ type: "assistant", message: { id: randomUUID(), model, role: "assistant", content: [{ type: "text", text: "Authentication required. Please use /login command to sign in to your account" }] }, parent_tool_use_id: null, ...base() });
       result("", { subtype: "error_during_execution", is_error: true, errors: ["Authentication required. Please use /login command to sign in to your account"] });
     }
+    return;
+  }
+  if (prompt.includes("[[leak]]")) {
+    // A provider that echoes the credential it was given, on stderr and in its error text.
+    process.stderr.write(`invalid x-api-key: ${apiKey}\n`);
+    if (claude) result(`Invalid API key ${apiKey} · Please run /login`, { is_error: true, terminal_reason: "api_error", api_error_status: 401 });
+    else result("", { subtype: "error_during_execution", is_error: true, errors: [`401 invalid api key ${apiKey}`] });
     return;
   }
   if (prompt.includes("[[malformed]]")) process.stdout.write("this line is not json\n");
