@@ -28,6 +28,12 @@ const GROUP_POLL_MS = 25;
  * then it is let go.
  */
 const STDIO_SETTLE_MS = 1000;
+/**
+ * A child whose stdout reached end of file can no longer answer: after this long without exiting
+ * it is stopped (with the same grace again before SIGKILL), so a reader waiting for its exit
+ * fails within about two seconds instead of never.
+ */
+export const OUTPUT_CLOSED_EXIT_MS = 1000;
 
 export interface SpawnProcessOptions {
   command: string;
@@ -46,6 +52,8 @@ export interface SpawnProcessOptions {
 export interface ProcessExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** True when it was stopped because it closed its stdout yet kept running. */
+  outputClosed?: true;
 }
 
 export interface StopOptions {
@@ -58,7 +66,10 @@ export interface ProcessHandle {
   readonly pid: number;
   readonly stdin: Writable;
   readonly stdout: Readable;
-  /** Resolves (never rejects) once the child has exited and been reaped. */
+  /**
+   * Resolves (never rejects) once the child has exited and been reaped. A child that closes its
+   * stdout and does not exit within {@link OUTPUT_CLOSED_EXIT_MS} is stopped, so this settles.
+   */
   readonly exited: Promise<ProcessExit>;
   /** The exit status, once known. */
   readonly exitStatus: ProcessExit | undefined;
@@ -145,12 +156,13 @@ class ChildHandle implements ProcessHandle {
   readonly #child: ChildProcess;
   readonly #stderrClosed: Promise<void>;
   #stopping: Promise<void> | undefined;
+  #outputClosed = false;
 
   constructor(child: ChildProcess, exited: Promise<ProcessExit>, tailBytes: number, redactor: Redactor) {
     this.pid = child.pid!;
     this.stdin = child.stdin!;
     this.stdout = child.stdout!;
-    this.exited = exited;
+    this.exited = exited.then((status) => (this.#outputClosed ? { ...status, outputClosed: true } : status));
     this.#tail = new TailBuffer(tailBytes);
     this.#redactor = redactor;
     this.#child = child;
@@ -164,9 +176,11 @@ class ChildHandle implements ProcessHandle {
     child.stderr!.on("error", () => {});
     // Always drain stderr, or a chatty child blocks on a full pipe.
     child.stderr!.on("data", (chunk: Buffer) => this.#tail.push(chunk));
+    // 'end' is end of file read by a consumer, never a destroy: every byte before it was read.
+    child.stdout!.once("end", () => this.#watchExitAfterOutputEnd());
 
     registerGroup(this.pid);
-    void exited.then((status) => {
+    void this.exited.then((status) => {
       this.#exitStatus = status;
       // Descendants may outlive the leader; keep the group registered until it is empty.
       if (!groupAlive(this.pid)) unregisterGroup(this.pid);
@@ -179,6 +193,17 @@ class ChildHandle implements ProcessHandle {
 
   stderrTail(): string {
     return this.#redactor.redactText(this.#tail.text());
+  }
+
+  #watchExitAfterOutputEnd(): void {
+    if (this.#exitStatus !== undefined || this.#stopping !== undefined) return;
+    const timer = setTimeout(() => {
+      if (this.#exitStatus !== undefined || this.#stopping !== undefined) return;
+      this.#outputClosed = true;
+      void this.stop({ graceMs: OUTPUT_CLOSED_EXIT_MS });
+    }, OUTPUT_CLOSED_EXIT_MS);
+    timer.unref();
+    void this.exited.then(() => clearTimeout(timer));
   }
 
   stop(options: StopOptions = {}): Promise<void> {

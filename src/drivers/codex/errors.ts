@@ -81,12 +81,13 @@ export function turnFailure(error: Partial<TurnError> | null | undefined, phase:
 /** The error for a process that exited when it should not have. */
 export function exitFailure(
   what: string,
-  exit: { code: number | null; signal: string | null } | undefined,
+  exit: { code: number | null; signal: string | null; outputClosed?: true } | undefined,
   stderrTail: string,
   phase: DeliveryPhase,
   code = "provider_exited",
 ): ProviderError {
-  const status = exit === undefined ? "" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;
+  const status =
+    exit === undefined ? "" : exit.outputClosed ? " (it closed its output and was stopped)" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;
   const excerpt = stderrExcerpt(stderrTail);
   return new ProviderError(`codex app-server exited ${what}${status}${excerpt ? `: ${excerpt}` : ""}`, { code, retryable: false, phase });
 }

@@ -215,6 +215,7 @@ export class StreamJsonProcess {
 }
 
 export function describeExit(exit: ProcessExit): string {
+  if (exit.outputClosed) return "closed its output and was stopped";
   if (exit.signal) return `was killed by ${exit.signal}`;
   return `exited with code ${String(exit.code)}`;
 }
