@@ -9,9 +9,11 @@ import type { CallOptions } from "../agent/options.js";
 import type { Result } from "../agent/result.js";
 import type { RunStream } from "../agent/run-stream.js";
 import {
+  AdaptorError,
   ConfigError,
   FeatureUnsupportedError,
   LeaseLostError,
+  StoreError,
   ThreadBusyError,
   ThreadIncompatibleError,
   ThreadNotFoundError,
@@ -51,6 +53,27 @@ export interface ThreadHost {
 }
 
 const LEASE_POLL_MS = 100;
+
+/**
+ * A store call whose untyped failure (a host's own store throwing a plain error) becomes
+ * `store_failed`, so a run never reports a store failure as the provider's.
+ */
+async function stored<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw AdaptorError.is(error) ? error : new StoreError("store_failed", "the thread store failed", { cause: error });
+  }
+}
+
+/** The longest host-chosen thread id, in UTF-16 code units (JavaScript string length). */
+export const MAX_THREAD_ID_LENGTH = 512;
+
+function checkThreadId(id: unknown): void {
+  if (id !== undefined && (typeof id !== "string" || id.length === 0 || id.length > MAX_THREAD_ID_LENGTH)) {
+    throw new ConfigError(`a thread id is a non-empty string of at most ${MAX_THREAD_ID_LENGTH} characters`);
+  }
+}
 
 export function newThreadId(): string {
   return `thr_${randomUUID()}`;
@@ -92,13 +115,14 @@ export class ThreadHandle implements Thread {
   }
 
   async info(): Promise<ThreadRecord> {
-    const record = await this.#host.store.get(this.id);
+    const record = await stored(this.#host.store.get(this.id));
     if (!record) throw new ThreadNotFoundError();
     return record;
   }
 
   async fork(options: { id?: string; metadata?: Record<string, string> } = {}): Promise<Thread> {
     this.#host.assertOpen();
+    checkThreadId(options.id);
     const parent = await this.info();
     assertCompatible(this.#host, parent);
     if (parent.providerSessionId !== undefined && !this.#host.forkSupported) {
@@ -106,7 +130,7 @@ export class ThreadHandle implements Thread {
     }
     const checkpoint: ThreadCheckpoint = { ...parent.checkpoint };
     if (parent.providerSessionId !== undefined) checkpoint.forkPending = true;
-    const record = await this.#host.store.create({
+    const record = await stored(this.#host.store.create({
       id: options.id ?? newThreadId(),
       driver: parent.driver,
       fingerprint: parent.fingerprint,
@@ -116,7 +140,7 @@ export class ThreadHandle implements Thread {
       parentId: parent.id,
       checkpoint,
       ...(parent.providerSessionId !== undefined ? { providerSessionId: parent.providerSessionId } : {}),
-    });
+    }));
     return new ThreadHandle(this.#host, record.id);
   }
 
@@ -131,24 +155,24 @@ export class ThreadHandle implements Thread {
       threadId: id,
 
       async begin(signal, onLost): Promise<ThreadBinding> {
-        const before = await host.store.get(id);
+        const before = await stored(host.store.get(id));
         if (!before) throw new ThreadNotFoundError();
         assertCompatible(host, before);
         owner = `${host.instanceId}/${randomUUID()}`;
-        while (!(await host.store.acquireLease(id, owner, host.leaseTtlMs))) {
+        while (!(await stored(host.store.acquireLease(id, owner, host.leaseTtlMs)))) {
           if (!waitForLease || waitForLease.aborted) throw new ThreadBusyError();
           await pause(LEASE_POLL_MS, signal, waitForLease);
           signal.throwIfAborted();
         }
         try {
           // Re-read under the lease: the previous writer may have advanced the checkpoint.
-          const record = await host.store.get(id);
+          const record = await stored(host.store.get(id));
           if (!record) throw new ThreadNotFoundError();
           checkpoint = { ...record.checkpoint };
           const binding: ThreadBinding = { id };
           if (record.providerSessionId !== undefined) binding.providerSessionId = record.providerSessionId;
           if (record.checkpoint.forkPending && record.parentId !== undefined) {
-            const parent = await host.store.get(record.parentId);
+            const parent = await stored(host.store.get(record.parentId));
             if (parent && parent.checkpoint.turns !== record.checkpoint.turns) {
               // Forking the parent's session now would include turns taken after fork().
               throw new ThreadIncompatibleError(["parent_checkpoint"]);
@@ -164,14 +188,15 @@ export class ThreadHandle implements Thread {
           renewal.unref();
           return binding;
         } catch (error) {
-          await host.store.releaseLease(id, owner);
+          // The refusal is what the caller needs to see, not a failure to release after it.
+          await host.store.releaseLease(id, owner).catch(() => undefined);
           throw error;
         }
       },
 
       async bound(providerSessionId) {
         if (checkpoint.forkPending) delete checkpoint.forkPending;
-        await host.store.saveCheckpoint(id, owner, { providerSessionId, checkpoint });
+        await stored(host.store.saveCheckpoint(id, owner, { providerSessionId, checkpoint }));
       },
 
       async end(outcome) {
@@ -183,13 +208,16 @@ export class ThreadHandle implements Thread {
         };
         // A fork whose first run never bound a new session still points at its parent's.
         if (checkpoint.forkPending && outcome.providerSessionId === undefined) next.forkPending = true;
+        const update: { providerSessionId?: string; checkpoint: ThreadCheckpoint } = { checkpoint: next };
+        if (outcome.providerSessionId !== undefined) update.providerSessionId = outcome.providerSessionId;
         try {
-          const update: { providerSessionId?: string; checkpoint: ThreadCheckpoint } = { checkpoint: next };
-          if (outcome.providerSessionId !== undefined) update.providerSessionId = outcome.providerSessionId;
-          await host.store.saveCheckpoint(id, owner, update);
-        } finally {
-          await host.store.releaseLease(id, owner);
+          await stored(host.store.saveCheckpoint(id, owner, update));
+        } catch (error) {
+          // The failed checkpoint is the failure to report; a release failing after it adds nothing.
+          await host.store.releaseLease(id, owner).catch(() => undefined);
+          throw error;
         }
+        await stored(host.store.releaseLease(id, owner));
       },
     };
   }
@@ -210,7 +238,7 @@ function pause(ms: number, ...signals: AbortSignal[]): Promise<void> {
 /** Open an existing thread, checking compatibility before any process starts. */
 export async function resumeThreadHandle(host: ThreadHost, id: string): Promise<Thread> {
   host.assertOpen();
-  const record = await host.store.get(id);
+  const record = await stored(host.store.get(id));
   if (!record) throw new ThreadNotFoundError();
   assertCompatible(host, record);
   return new ThreadHandle(host, id);
@@ -222,10 +250,8 @@ export async function startThreadHandle(
   options: { id?: string; metadata?: Record<string, string> } = {},
 ): Promise<Thread> {
   host.assertOpen();
-  if (options.id !== undefined && (typeof options.id !== "string" || options.id.length === 0 || options.id.length > 512)) {
-    throw new ConfigError("a thread id is a non-empty string of at most 512 characters");
-  }
-  const record = await host.store.create({
+  checkThreadId(options.id);
+  const record = await stored(host.store.create({
     id: options.id ?? newThreadId(),
     driver: host.driverId,
     fingerprint: host.fingerprint.value,
@@ -233,6 +259,6 @@ export async function startThreadHandle(
     workspace: host.workspace,
     metadata: { ...options.metadata },
     checkpoint: { turns: 0 },
-  });
+  }));
   return new ThreadHandle(host, record.id);
 }

@@ -82,9 +82,9 @@ export interface Child {
   stderr(): string;
 }
 
-/** Starts the transpiled worker with a JSON config. */
-export function startWorker(worker: string, config: Record<string, unknown>): Child {
-  const proc = spawn(process.execPath, [worker, JSON.stringify(config)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts the transpiled worker with a JSON config, as another user when `as` is given (needs root). */
+export function startWorker(worker: string, config: Record<string, unknown>, as?: { uid: number; gid: number }): Child {
+  const proc = spawn(process.execPath, [worker, JSON.stringify(config)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], ...as });
   const lines: string[] = [];
   let buffered = "";
   let err = "";

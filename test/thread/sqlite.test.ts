@@ -70,14 +70,14 @@ describe("sqliteThreadStore", () => {
     await store.close();
   });
 
-  it("reports a database locked past the busy timeout as store_unavailable", async () => {
+  it("reports a database locked past the busy timeout as store_busy, retryable", async () => {
     const path = freshPath();
     const store = sqliteThreadStore(path, { busyTimeoutMs: 50 });
     await store.create(record("t"));
     const other = new Database(path);
     other.exec("BEGIN IMMEDIATE");
     try {
-      await expect(store.acquireLease("t", "a", 1000)).rejects.toMatchObject({ code: "store_unavailable" });
+      await expect(store.acquireLease("t", "a", 1000)).rejects.toMatchObject({ code: "store_busy", retryable: true });
     } finally {
       other.exec("ROLLBACK");
       other.close();

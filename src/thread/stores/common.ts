@@ -2,7 +2,7 @@
  * Pieces every built-in thread store shares: input checks, copying a new record's fields, and
  * the error for a closed store.
  */
-import { AdaptorError, ConfigError } from "../../errors/index.js";
+import { ConfigError, StoreError } from "../../errors/index.js";
 import type { NewThreadRecord, ThreadCheckpoint } from "../store.js";
 
 /** The fields of a new record a store keeps, copied so later host mutation cannot reach it. */
@@ -104,8 +104,8 @@ export function checkLimit(limit: unknown): number {
 }
 
 /** Code `store_closed`: an operation on a store after `close()`. */
-export function storeClosed(): AdaptorError {
-  return new AdaptorError("store_closed", "the thread store is closed");
+export function storeClosed(): StoreError {
+  return new StoreError("store_closed", "the thread store is closed");
 }
 
 /** A checked, detached copy of a `saveCheckpoint` update. */

@@ -10,11 +10,13 @@
  * Clock: lease expiry and timestamps use this process's clock (`Date.now`), which every process
  * on one machine shares.
  */
+import { accessSync, constants } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 
 import type BetterSqlite3 from "better-sqlite3";
 
-import { AdaptorError, LeaseLostError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
+import { AdaptorError, LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
 import type { NewThreadRecord, ThreadCheckpoint, ThreadLease, ThreadListOptions, ThreadRecord, ThreadStore } from "../store.js";
 import { checkLimit, checkNewRecord, checkOwner, checkTtl, checkUpdate, storeClosed } from "./common.js";
 
@@ -111,9 +113,47 @@ function loadDriver(): typeof BetterSqlite3 {
   return loaded;
 }
 
-function isBusy(err: unknown): boolean {
+function canWriteDirectoryOf(path: string): boolean {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The typed failure for what SQLite (or better-sqlite3) threw. Messages name the condition only:
+ * never the path, which the host already knows.
+ */
+function storeFailure(err: unknown, path: string, busyTimeoutMs: number): AdaptorError {
+  if (AdaptorError.is(err)) return err;
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+  const sqlite = typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
+  const fail = (kind: StoreError["code"], message: string, retryable = false) => new StoreError(kind, message, { retryable, cause: err });
+  if (sqlite === undefined) {
+    // better-sqlite3 checks the directory itself before SQLite sees the path.
+    if (err instanceof TypeError && /directory does not exist/.test(err.message)) {
+      return fail("store_unavailable", "the thread database cannot be opened: its directory does not exist");
+    }
+    return fail("store_failed", "the thread database failed");
+  }
+  if (sqlite.startsWith("SQLITE_BUSY") || sqlite.startsWith("SQLITE_LOCKED")) {
+    return fail("store_busy", `the thread database stayed locked for over ${busyTimeoutMs} ms`, true);
+  }
+  if (sqlite.startsWith("SQLITE_READONLY") || sqlite === "SQLITE_PERM") {
+    return fail("store_read_only", "the thread database or its directory is read-only");
+  }
+  if (sqlite === "SQLITE_NOTADB" || sqlite.startsWith("SQLITE_CORRUPT")) {
+    return fail("store_corrupt", "the thread database file is not a database or is corrupt");
+  }
+  if (sqlite.startsWith("SQLITE_CANTOPEN")) {
+    return path !== ":memory:" && path !== "" && !canWriteDirectoryOf(path)
+      ? fail("store_read_only", "the thread database cannot be created: its directory is read-only")
+      : fail("store_unavailable", "the thread database file cannot be opened");
+  }
+  if (sqlite === "SQLITE_FULL") return fail("store_failed", "the thread database's disk is full");
+  return fail("store_failed", `the thread database failed (${sqlite})`);
 }
 
 /** Brings the schema up to date. Safe when several processes open a new database at once. */
@@ -121,7 +161,7 @@ function migrate(db: BetterSqlite3.Database): number {
   const version = (): number => db.pragma("user_version", { simple: true }) as number;
   const check = (at: number): void => {
     if (at > MIGRATIONS.length) {
-      throw new AdaptorError(
+      throw new StoreError(
         "store_schema_newer",
         `the thread database is at schema version ${at}, newer than this version of agent-adaptor understands (${MIGRATIONS.length})`,
       );
@@ -145,7 +185,12 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
   const now = options.now ?? Date.now;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const Database = loadDriver();
-  const db = new Database(path, { timeout: busyTimeoutMs });
+  let db: BetterSqlite3.Database;
+  try {
+    db = new Database(path, { timeout: busyTimeoutMs });
+  } catch (err) {
+    throw storeFailure(err, path, busyTimeoutMs);
+  }
   let schemaVersion: number;
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -165,7 +210,7 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
     schemaVersion = migrate(db);
   } catch (err) {
     db.close();
-    throw err;
+    throw storeFailure(err, path, busyTimeoutMs);
   }
 
   const columns = `id, driver, fingerprint, fingerprint_parts, provider_session_id, workspace, checkpoint, metadata,
@@ -210,15 +255,16 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
     try {
       return transaction.immediate(body) as T;
     } catch (err) {
-      if (isBusy(err)) {
-        throw new AdaptorError("store_unavailable", `the thread database stayed locked for over ${busyTimeoutMs} ms`, { cause: err });
-      }
-      throw err;
+      throw storeFailure(err, path, busyTimeoutMs);
     }
   };
   const read = <T>(body: () => T): T => {
     if (closed) throw storeClosed();
-    return body();
+    try {
+      return body();
+    } catch (err) {
+      throw storeFailure(err, path, busyTimeoutMs);
+    }
   };
   const iso = (ms: number): string => new Date(ms).toISOString();
 
