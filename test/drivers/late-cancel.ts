@@ -94,3 +94,20 @@ export async function expectCompletedDespiteLateCancel(outcome: LateCancelOutcom
   if (typeof text === "string") expect(result.text).toBe(text);
   else expect(result.text).toMatch(text);
 }
+
+/** Every item that started (deltas or tool.started) has its closing event before the terminal. */
+export function expectEveryItemClosed(events: readonly AgentEvent[]): void {
+  const terminal = events.findIndex((e) => e.type === "run.completed" || e.type === "run.cancelled" || e.type === "run.failed");
+  const before = terminal < 0 ? events : events.slice(0, terminal);
+  for (const [delta, completed] of [
+    ["message.delta", "message.completed"],
+    ["reasoning.delta", "reasoning.completed"],
+  ] as const) {
+    const open = new Set(before.filter((e) => e.type === delta).map((e) => (e as { itemId: string }).itemId));
+    const closed = new Set(before.filter((e) => e.type === completed).map((e) => (e as { itemId: string }).itemId));
+    expect([...open].filter((id) => !closed.has(id))).toEqual([]);
+  }
+  const started = before.filter((e) => e.type === "tool.started").map((e) => (e as { callId: string }).callId);
+  const finished = new Set(before.filter((e) => e.type === "tool.completed").map((e) => (e as { callId: string }).callId));
+  expect(started.filter((id) => !finished.has(id))).toEqual([]);
+}

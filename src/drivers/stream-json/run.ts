@@ -3,7 +3,9 @@
  * process — resuming or forking the thread's session when it has one — write the user line, map
  * what the CLI says until its `result`, answer its permission requests, and retire the process.
  * Cancellation sends `interrupt`, waits briefly for the CLI to wind down, then reaps the group;
- * core publishes the single `run.cancelled`.
+ * core publishes the single `run.cancelled`. A `result` read before the cancel was acted on is the
+ * turn's outcome: it is announced at once, and a later cancel only retires the process. Every
+ * item the turn started and never finished is closed before the terminal.
  */
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
@@ -60,6 +62,10 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
   const broker = new PermissionBroker({ dialect, process: proc, request, mapper, redact });
   let outcome: RunResponse | undefined;
   let failure: unknown;
+  /** Set once the cancel is acted on: a `result` read after it belongs to the interrupted turn. */
+  let interrupting = false;
+  /** The outcome of a `result` read before any interrupt, announced as it was read. */
+  let completion: Promise<RunResponse> | undefined;
   try {
     if (!standby) {
       const instructions = request.resources.instructions;
@@ -68,6 +74,8 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
     await proc.attach(async (item) => {
+      // The turn is over: what the CLI says while it retires is no event of the run.
+      if (completion !== undefined) return;
       if (item.kind === "malformed") {
         await sink.emit({ type: "notice", level: "warning", code: item.code, message: `the CLI wrote an unreadable line: ${item.message}` });
         return;
@@ -75,7 +83,12 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
       const message = item.message;
       if (message.type === "control_request") return broker.receive(message);
       if (message.type === "control_cancel_request") return broker.withdraw(str(message.request_id));
+      const completes = message.type === "result" && !interrupting;
       await mapper.handle(message);
+      if (completes) {
+        completion = complete(launcher, proc, mapper, sink);
+        await completion.catch(() => undefined);
+      }
       if (message.type === "result") finish();
     });
     signal.throwIfAborted();
@@ -86,13 +99,17 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     const ended = await Promise.race([finished.then(() => "result" as const), proc.ended.then(() => "exit" as const), aborted.promise.then(() => "abort" as const)]).finally(
       aborted.dispose,
     );
-    if (ended === "abort" || signal.aborted) {
+    // A result read before the cancel is the outcome; the consumer is announcing it.
+    if (mapper.result === undefined && (ended === "abort" || signal.aborted)) {
+      interrupting = true;
       await interrupt(launcher, proc, mapper, finished);
       throw signal.reason;
     }
-    outcome = await complete(launcher, proc, mapper, sink, signal);
+    if (mapper.result !== undefined) await finished;
+    outcome = await (completion ?? complete(launcher, proc, mapper, sink));
   } catch (error) {
     failure = error;
+    await mapper.closeOpenItems().catch(() => undefined);
   } finally {
     broker.close();
     // Whatever the CLI still writes (state changes after the result) no longer belongs to the run.
@@ -103,7 +120,8 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
   return { ...outcome!, stderrTail: proc.stderrTail() };
 }
 
-async function complete(launcher: Launcher, proc: StreamJsonProcess, mapper: TurnMapper, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
+/** The turn's outcome from its `result` line; a success is announced as `run.completed` at once. */
+async function complete(launcher: Launcher, proc: StreamJsonProcess, mapper: TurnMapper, sink: EventSink): Promise<RunResponse> {
   const { dialect } = launcher;
   const result = mapper.result;
   if (!result) {
@@ -114,15 +132,16 @@ async function complete(launcher: Launcher, proc: StreamJsonProcess, mapper: Tur
       phase: "after_delivery",
     });
   }
+  await mapper.closeOpenItems();
   const usage = usageOf(result, dialect.costOf(result));
   if (usage) await sink.emit({ type: "usage.observed", usage });
-  signal.throwIfAborted();
   if (isFailure(result)) throw resultFailure(dialect, result, mapper.assistantError, (t) => launcher.redactor.redactText(t));
   const text = typeof result.result === "string" ? result.result : (mapper.lastText ?? "");
   const response: RunResponse = { text, raw: rawOf(result) };
   if (usage) response.usage = usage;
   const sessionId = mapper.sessionId ?? str(result.session_id);
   if (sessionId !== undefined) response.providerSessionId = sessionId;
+  await sink.emit({ type: "run.completed", provenance: { provider: dialect.id, event: "result" } });
   return response;
 }
 
@@ -134,7 +153,7 @@ async function interrupt(launcher: Launcher, proc: StreamJsonProcess, mapper: Tu
     await Promise.race([finished, proc.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, INTERRUPT_SETTLE_MS)))]);
     clearTimeout(timer);
   }
-  await mapper.cancelOpenTools().catch(() => undefined);
+  await mapper.closeOpenItems().catch(() => undefined);
 }
 
 /** A session is resumed from the workspace it was recorded in, or not at all. */

@@ -9,6 +9,7 @@
  */
 import type { EventSink } from "../../driver/types.js";
 import type { DriverEvent, Provenance } from "../../events/types.js";
+import { TextAccumulator } from "../../events/text-accumulator.js";
 import { PLAN_TOOL, QUESTION_TOOL, planEntries, resultText, toolKind, toolTitle } from "./tools.js";
 import { isObject, str, type Json, type ResultLine } from "./wire.js";
 
@@ -38,6 +39,10 @@ export class TurnMapper {
   readonly #streamItems = new Map<number, { id: string; kind: "text" | "thinking" }>();
   /** Streamed items per API message id, waiting for their complete block. */
   readonly #pendingItems = new Map<string, { text: string[]; thinking: string[] }>();
+  /** Streamed items without their complete block yet, with their text so far. */
+  readonly #openItems = new Map<string, { kind: "text" | "thinking"; text: TextAccumulator; messageId: string | undefined }>();
+  /** The turn is over for the run: what the CLI still says is not mapped. */
+  #closed = false;
   readonly #tools = new Map<string, ToolCall>();
   /** Tool call ids seen in assistant messages, and who waits for one. */
   readonly #toolUses = new Set<string>();
@@ -74,6 +79,7 @@ export class TurnMapper {
 
   /** Handles one message; resolves once its events were accepted (backpressure). */
   async handle(message: Json): Promise<void> {
+    if (this.#closed) return;
     const sessionId = str(message.session_id);
     if (sessionId && !this.#sessionId) this.#sessionId = sessionId;
     switch (message.type) {
@@ -138,12 +144,22 @@ export class TurnMapper {
     else this.#tools.set(toolUseId, { name: "", started: false, denied: true, completed: false });
   }
 
-  /** Marks every started, unfinished tool cancelled (after an interrupt). */
-  async cancelOpenTools(): Promise<void> {
+  /**
+   * Ends the turn for the run: every item that started and was never finished (an interrupt or
+   * an exit cut it short) is closed — streamed text and thinking with their text so far, tool
+   * calls as `cancelled`. Messages read after this are not mapped.
+   */
+  async closeOpenItems(): Promise<void> {
+    this.#closed = true;
+    for (const [id, item] of [...this.#openItems]) {
+      this.#openItems.delete(id);
+      const provenance = this.#prov({ itemId: id, messageId: item.messageId });
+      await this.#emit({ type: item.kind === "text" ? "message.completed" : "reasoning.completed", itemId: id, text: item.text.toString(), provenance });
+    }
     for (const [callId, call] of this.#tools) {
       if (call.started && !call.completed) {
         call.completed = true;
-        await this.#emit({ type: "tool.completed", callId, status: "cancelled" });
+        await this.#emit({ type: "tool.completed", callId, status: "cancelled", provenance: this.#prov({ itemId: callId }) });
       }
     }
   }
@@ -196,12 +212,12 @@ export class TurnMapper {
         if (delta?.type === "text_delta") {
           const text = str(delta.text);
           if (!text) return;
-          const id = this.#streamItem(index, "text");
+          const id = this.#streamItem(index, "text", text);
           await this.#emit({ type: "message.delta", itemId: id, text, provenance: this.#prov({ messageId: this.#streamMessageId }) });
         } else if (delta?.type === "thinking_delta") {
           const text = str(delta.thinking);
           if (!text) return;
-          const id = this.#streamItem(index, "thinking");
+          const id = this.#streamItem(index, "thinking", text);
           await this.#emit({ type: "reasoning.delta", itemId: id, text, provenance: this.#prov({ messageId: this.#streamMessageId }) });
         }
         return;
@@ -211,13 +227,17 @@ export class TurnMapper {
     }
   }
 
-  /** The item id of a streamed block, created on its first delta. */
-  #streamItem(index: number, kind: "text" | "thinking"): string {
+  /** The item id of a streamed block, created on its first delta; `delta` is added to its text so far. */
+  #streamItem(index: number, kind: "text" | "thinking", delta: string): string {
     const open = this.#streamItems.get(index);
-    if (open && open.kind === kind) return open.id;
+    if (open && open.kind === kind) {
+      this.#openItems.get(open.id)?.text.append(delta);
+      return open.id;
+    }
     const messageId = this.#streamMessageId ?? "stream";
     const id = `${messageId}:${++this.#itemCounter}`;
     this.#streamItems.set(index, { id, kind });
+    this.#openItems.set(id, { kind, text: new TextAccumulator(delta), messageId: this.#streamMessageId });
     const pending = this.#pendingItems.get(messageId) ?? { text: [], thinking: [] };
     pending[kind].push(id);
     this.#pendingItems.set(messageId, pending);
@@ -240,6 +260,7 @@ export class TurnMapper {
         const streamed = pending?.text.shift();
         if (text === "" && streamed === undefined) continue;
         const id = streamed ?? `${messageId}:${++this.#itemCounter}`;
+        this.#openItems.delete(id);
         this.#lastText = text;
         await this.#emit({ type: "message.completed", itemId: id, text, provenance: this.#prov({ messageId }) });
       } else if (block.type === "thinking") {
@@ -247,6 +268,7 @@ export class TurnMapper {
         const streamed = pending?.thinking.shift();
         if (text === "" && streamed === undefined) continue;
         const id = streamed ?? `${messageId}:${++this.#itemCounter}`;
+        this.#openItems.delete(id);
         await this.#emit({ type: "reasoning.completed", itemId: id, text, provenance: this.#prov({ messageId }) });
       } else if (block.type === "tool_use") {
         const id = str(block.id);

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
 import { codex, type CodexDriver } from "../../../src/drivers/codex/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
-import { expectCompletedDespiteLateCancel, LATE_CANCELS, streamWithLateCancel } from "../late-cancel.js";
+import { expectCompletedDespiteLateCancel, expectEveryItemClosed, LATE_CANCELS, streamWithLateCancel } from "../late-cancel.js";
 import { writeFakeCodex } from "./harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "codex-late-cancel-"));
@@ -25,23 +25,6 @@ function fake(): { driver: CodexDriver; workspace: string } {
   mkdirSync(workspace, { recursive: true });
   mkdirSync(home, { recursive: true });
   return { driver: codex({ executable, home }), workspace };
-}
-
-/** Every item that started (deltas or tool.started) has its closing event before the terminal. */
-export function expectEveryItemClosed(events: readonly AgentEvent[]): void {
-  const terminal = events.findIndex((e) => e.type === "run.completed" || e.type === "run.cancelled" || e.type === "run.failed");
-  const before = terminal < 0 ? events : events.slice(0, terminal);
-  for (const [delta, completed] of [
-    ["message.delta", "message.completed"],
-    ["reasoning.delta", "reasoning.completed"],
-  ] as const) {
-    const open = new Set(before.filter((e) => e.type === delta).map((e) => (e as { itemId: string }).itemId));
-    const closed = new Set(before.filter((e) => e.type === completed).map((e) => (e as { itemId: string }).itemId));
-    expect([...open].filter((id) => !closed.has(id))).toEqual([]);
-  }
-  const started = before.filter((e) => e.type === "tool.started").map((e) => (e as { callId: string }).callId);
-  const finished = new Set(before.filter((e) => e.type === "tool.completed").map((e) => (e as { callId: string }).callId));
-  expect(started.filter((id) => !finished.has(id))).toEqual([]);
 }
 
 describe("codex: a late cancel never rewrites a finished turn", () => {
