@@ -112,6 +112,12 @@ export interface AgentOptions {
   inputLimits?: InputLimits;
   /** Receives the detailed cause of an input failure (errors themselves never carry it). */
   onInputDiagnostic?: InputDiagnosticHandler;
+  /**
+   * How long a run may wait, from the provider's first report that it is retrying its model
+   * endpoint and before the model shows any progress, until it fails with
+   * `provider_unreachable` (retryable). Default 60000 ms; 0 waits as long as the provider retries.
+   */
+  startupTimeoutMs?: number;
   defaults?: CallDefaults;
 }
 
@@ -129,6 +135,7 @@ export const AGENT_OPTION_KEYS = {
   events: true,
   inputLimits: true,
   onInputDiagnostic: true,
+  startupTimeoutMs: true,
   defaults: true,
 } as const satisfies Record<keyof AgentOptions, true>;
 
