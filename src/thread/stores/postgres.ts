@@ -252,6 +252,18 @@ async function migrate(pool: PostgresPoolLike, schema: string): Promise<number> 
   }
 }
 
+/** `pg` is an optional peer dependency: only a store that opens its own pool needs it. */
+async function loadPg(): Promise<typeof PgModule> {
+  let imported: { default?: typeof PgModule } & typeof PgModule;
+  try {
+    imported = (await import("pg")) as unknown as { default?: typeof PgModule } & typeof PgModule;
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw cause;
+    throw new ConfigError("postgresThreadStore needs the `pg` package for a connectionString: run `npm install pg`", "config_invalid", { cause });
+  }
+  return imported.default ?? imported;
+}
+
 /**
  * Connect to PostgreSQL, bring the store's schema up to date, and return the store. Give either
  * `connectionString` (the store owns its pool) or `pool` (the host owns it).
@@ -267,11 +279,11 @@ export async function postgresThreadStore(options: PostgresThreadStoreOptions): 
   if (options.pool !== undefined) {
     pool = options.pool;
   } else {
-    const imported = (await import("pg")) as unknown as { default?: typeof PgModule } & typeof PgModule;
-    const pg = imported.default ?? imported;
+    const pg = await loadPg();
     ownPool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       // A checkpoint is acknowledged only after the server has flushed its WAL, whatever the
       // database's default is.
       options: "-c synchronous_commit=on",
@@ -283,7 +295,6 @@ export async function postgresThreadStore(options: PostgresThreadStoreOptions): 
   }
 
   let schemaVersion: number;
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
   try {
     schemaVersion = await migrate(pool, schema);
   } catch (err) {
