@@ -32,7 +32,7 @@ function describe(issue: z.core.$ZodIssue): string[] {
   if (issue.code === "invalid_union" && issue.errors.length > 0) {
     return closestBranch(issue.errors).flatMap((inner) => describe({ ...inner, path: [...issue.path, ...inner.path] }));
   }
-  let message = issue.message;
+  let message = issue.message.replace(/^Invalid input: /, "");
   if (issue.code === "invalid_type" && issue.input === undefined) message = "required";
   if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(" | ")}`;
@@ -57,6 +57,22 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
 
 /** A non-empty string. */
 export const nonEmptyString = z.string().min(1, "expected a non-empty string");
+
+/** An absolute http(s) URL. */
+export const httpUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}, "expected an http(s) URL");
+
+/** An environment variable name. */
+export const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
+
+/** Explicit child variables; `undefined` removes one. */
+export const childEnvSchema = z.record(z.string(), z.string().optional());
 
 /** A plain object whose values are strings. */
 export const stringRecord = z.record(z.string(), z.string());

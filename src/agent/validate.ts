@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { ThreadStore } from "../thread/store.js";
 import type { InputDiagnosticHandler } from "../input/errors.js";
 import type { AgentOptions, ApprovalHandler, CallDefaults, CallOptions, Policy, UserInputHandler } from "./options.js";
-import { functionOf, jsonObject, nonEmptyString, stringRecord } from "./validate-schema.js";
+import { functionOf, httpUrl, jsonObject, nonEmptyString, stringRecord } from "./validate-schema.js";
 
 const SANDBOX_MODES = { "read-only": true, "workspace-write": true, "full-access": true } satisfies Record<NonNullable<Policy["sandbox"]>, true>;
 const APPROVAL_MODES = { never: true, "on-request": true, "on-failure": true, untrusted: true } satisfies Record<NonNullable<Policy["approval"]>, true>;
@@ -50,15 +50,6 @@ function uniqueNames(items: readonly { name: string }[], ctx: z.RefinementCtx): 
 }
 
 const absolutePath = z.string().refine(isAbsolute, "expected an absolute path");
-
-const httpUrl = z.string().refine((value) => {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-}, "expected an http(s) URL");
 
 const mcpServerSchema = z
   .strictObject({
@@ -104,6 +95,7 @@ const agentOptionsShape = {
   // Its values are checked by the input limits themselves (an `InputError`, like at run time).
   inputLimits: z.unknown().optional(),
   onInputDiagnostic: functionOf<InputDiagnosticHandler>().optional(),
+  startupTimeoutMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
   defaults: callDefaultsSchema.optional(),
 } satisfies Record<keyof AgentOptions, z.ZodType>;
 

@@ -5,7 +5,10 @@
  */
 import { createHash } from "node:crypto";
 import { isAbsolute } from "node:path";
-import type { JsonSchema } from "../../agent/options.js";
+import { z } from "zod";
+import type { JsonSchema, Policy } from "../../agent/options.js";
+import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
+import type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
 import { ConfigError } from "../../errors/index.js";
 
 /** Where an agent reports token usage (research: five agents, five places). */
@@ -101,31 +104,66 @@ export interface AcpConfig {
   preset?: AcpPresetTraits;
 }
 
-export const ACP_CONFIG_SCHEMA: JsonSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  additionalProperties: false,
-  required: ["command"],
-  properties: {
-    command: { type: "string", minLength: 1 },
-    args: { type: "array", items: { type: "string" } },
-    env: { type: "object", additionalProperties: { type: ["string", "null"] } },
-    inheritEnv: { type: "array", items: { type: "string" } },
-    cwd: { type: "string" },
-    auth: {
-      type: "object",
-      required: ["methodId"],
-      properties: { methodId: { type: "string", minLength: 1 }, meta: { type: "object" } },
-    },
-    clientCapabilities: { type: "object" },
-    watchdogs: {
-      type: "object",
-      properties: { idleMs: { type: "number" }, hardCapMs: { type: "number" }, repeatToolLimit: { type: "number" } },
-    },
-    startupTimeoutMs: { type: "number" },
-    preset: { type: "object" },
-  },
-};
+const metaSchema = z.record(z.string(), z.unknown());
+
+const acpConfigSchema = z.strictObject({
+  command: nonEmptyString,
+  args: z.array(z.string()).optional(),
+  env: z.record(envName, z.string().optional()).optional(),
+  inheritEnv: z.array(envName).optional(),
+  cwd: z.string().refine(isAbsolute, "expected an absolute path").optional(),
+  auth: z.strictObject({ methodId: nonEmptyString, meta: metaSchema.optional() }).optional(),
+  clientCapabilities: z
+    .strictObject({
+      fs: z.strictObject({ readTextFile: z.boolean().optional(), writeTextFile: z.boolean().optional() }).optional(),
+      meta: metaSchema.optional(),
+    } satisfies Record<keyof AcpClientCapabilities, z.ZodType>)
+    .optional(),
+  watchdogs: z
+    .strictObject({ idleMs: z.number().optional(), hardCapMs: z.number().optional(), repeatToolLimit: z.number().optional() } satisfies Record<
+      keyof AcpWatchdogs,
+      z.ZodType
+    >)
+    .optional(),
+  startupTimeoutMs: z.number().optional(),
+  preset: z
+    .strictObject({
+      id: nonEmptyString,
+      name: nonEmptyString,
+      usage: z.array(z.enum(ALL_USAGE_SOURCES as [AcpUsageSource, ...AcpUsageSource[]])).optional(),
+      fork: z.boolean().optional(),
+      phantomTurnAfterCancel: z.boolean().optional(),
+      eofExitMs: z.number().min(0).optional(),
+      diagnosticText: z.array(z.instanceof(RegExp)).optional(),
+      loadAfterCreationMinute: z.boolean().optional(),
+      replayTrailsLoad: z.boolean().optional(),
+    } satisfies Record<keyof (AcpPresetTraits & AcpLoadQuirks), z.ZodType>)
+    .optional(),
+} satisfies Record<keyof AcpConfig, z.ZodType>);
+
+/** Options every preset takes (see `AcpPresetOptions`); the preset supplies command and traits. */
+export const acpPresetOptionsSchema = z.strictObject({
+  executable: nonEmptyString.optional(),
+  args: acpConfigSchema.shape.args,
+  env: acpConfigSchema.shape.env,
+  inheritEnv: acpConfigSchema.shape.inheritEnv,
+  cwd: acpConfigSchema.shape.cwd,
+  provider: z
+    .strictObject({
+      baseUrl: httpUrl,
+      apiKeyEnv: envName.optional(),
+      model: nonEmptyString.optional(),
+      wireApi: nonEmptyString.optional(),
+    } satisfies Record<keyof AcpProviderBinding, z.ZodType>)
+    .optional(),
+  auth: acpConfigSchema.shape.auth,
+  clientCapabilities: acpConfigSchema.shape.clientCapabilities,
+  watchdogs: acpConfigSchema.shape.watchdogs,
+  startupTimeoutMs: acpConfigSchema.shape.startupTimeoutMs,
+} satisfies Record<keyof AcpPresetOptions, z.ZodType>);
+
+/** The declared shape of {@link AcpConfig}, for the descriptor. */
+export const ACP_CONFIG_SCHEMA: JsonSchema = z.toJSONSchema(acpConfigSchema, { io: "input", unrepresentable: "any" });
 
 export const DEFAULT_IDLE_MS = 10 * 60_000;
 export const DEFAULT_HARD_CAP_MS = 6 * 3_600_000;
@@ -168,22 +206,8 @@ export function resolveWatchdogs(w: AcpWatchdogs | undefined): ResolvedWatchdogs
   };
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 export function resolveAcpConfig(config: AcpConfig): ResolvedAcpConfig {
-  if (typeof config !== "object" || config === null) throw new ConfigError("acp: the config must be an object");
-  const known = new Set(Object.keys(ACP_CONFIG_SCHEMA.properties as object));
-  for (const key of Object.keys(config)) if (!known.has(key)) throw new ConfigError(`acp: unknown config key ${key}`);
-  if (typeof config.command !== "string" || config.command === "") throw new ConfigError("acp: command must be a non-empty string");
-  if (config.args !== undefined && (!Array.isArray(config.args) || config.args.some((a) => typeof a !== "string"))) {
-    throw new ConfigError("acp: args must be an array of strings");
-  }
-  for (const name of Object.keys(config.env ?? {})) if (!ENV_NAME.test(name)) throw new ConfigError(`acp: invalid env variable name ${name}`);
-  for (const name of config.inheritEnv ?? []) if (!ENV_NAME.test(name)) throw new ConfigError(`acp: invalid inheritEnv name ${name}`);
-  if (config.cwd !== undefined && !isAbsolute(config.cwd)) throw new ConfigError("acp: cwd must be an absolute path");
-  if (config.auth !== undefined && (typeof config.auth.methodId !== "string" || config.auth.methodId === "")) {
-    throw new ConfigError("acp: auth.methodId must be a non-empty string");
-  }
+  parseOrThrow(acpConfigSchema, config, "acp: ");
   const fs = config.clientCapabilities?.fs;
   const resolved: ResolvedAcpConfig = {
     command: config.command,
@@ -202,6 +226,26 @@ export function resolveAcpConfig(config: AcpConfig): ResolvedAcpConfig {
     if (config.auth.meta !== undefined) resolved.auth.meta = structuredClone(config.auth.meta);
   }
   return resolved;
+}
+
+/**
+ * Refuses a policy the driver cannot make an ACP agent honour, rather than widening it: the agent
+ * runs in whatever mode it was configured with, so the driver can neither confine its writes nor
+ * withhold the network, and cannot make it ask before every command (`untrusted`) or only after a
+ * sandbox failure (`on-failure`). What it can honour: `full-access`, the network, and approvals
+ * asked when the agent decides (`on-request`) or never asked of the host (the request is denied).
+ */
+export function validateAcpPolicy(driver: string, policy: Policy): void {
+  const refuse = (field: string, value: unknown, why: string): never => {
+    throw new ConfigError(`${driver}: policy.${field} ${JSON.stringify(value)} cannot be honoured (${why})`);
+  };
+  if (policy.sandbox === "read-only" || policy.sandbox === "workspace-write") {
+    refuse("sandbox", policy.sandbox, 'the driver cannot confine an ACP agent\'s writes; use "full-access" or leave it unset');
+  }
+  if (policy.network === false) refuse("network", false, "the driver cannot withhold the network from an ACP agent");
+  if (policy.approval === "untrusted" || policy.approval === "on-failure") {
+    refuse("approval", policy.approval, 'an ACP agent asks when it decides; use "on-request" or "never"');
+  }
 }
 
 const digest = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 16);

@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import { ConfigError } from "../../errors/index.js";
-import type { AcpClientCapabilities, AcpConfig, AcpLoadQuirks, AcpPresetTraits, AcpWatchdogs } from "./config.js";
+import { parseOrThrow } from "../../agent/validate-schema.js";
+import { acpPresetOptionsSchema, type AcpClientCapabilities, type AcpConfig, type AcpLoadQuirks, type AcpPresetTraits, type AcpWatchdogs } from "./config.js";
 import { acp, type AcpDriver } from "./driver.js";
 
 const require = createRequire(import.meta.url);
@@ -83,6 +84,9 @@ function nodeEntry(pkg: string, segments: string[], fallback: string): Launch {
   return entry !== undefined ? { command: process.execPath, args: [entry] } : { command: fallback, args: [] };
 }
 
+/** The variable codex-acp reads the provider key from. */
+const CODEX_ACP_KEY_ENV = "AGENT_ADAPTOR_PROVIDER_API_KEY";
+
 function apiKey(options: AcpPresetOptions, preset: string): string | undefined {
   const name = options.provider?.apiKeyEnv;
   if (name === undefined) return undefined;
@@ -91,10 +95,9 @@ function apiKey(options: AcpPresetOptions, preset: string): string | undefined {
   return value;
 }
 
+/** Throws `ConfigError` naming the bad field for an unknown option or a malformed value. */
 function checkProvider(options: AcpPresetOptions, preset: string): void {
-  const p = options.provider;
-  if (p === undefined) return;
-  if (typeof p.baseUrl !== "string" || !/^https?:\/\//.test(p.baseUrl)) throw new ConfigError(`${preset}: provider.baseUrl must be an http(s) URL`);
+  parseOrThrow(acpPresetOptionsSchema, options, `${preset}: `);
 }
 
 function build(options: AcpPresetOptions, launch: Launch, presetArgs: string[], env: Record<string, string | undefined>, traits: AcpPresetTraits & AcpLoadQuirks): AcpDriver {
@@ -228,8 +231,10 @@ export function codexAcp(options: AcpPresetOptions = {}): AcpDriver {
     args.push("-c", `model_providers.adaptor.base_url=${toml(p.baseUrl)}`);
     args.push("-c", `model_providers.adaptor.wire_api=${toml(p.wireApi ?? "responses")}`);
     if (p.apiKeyEnv !== undefined) {
-      args.push("-c", `model_providers.adaptor.env_key=${toml(p.apiKeyEnv)}`);
-      env[p.apiKeyEnv] = apiKey(options, "codexAcp");
+      // The child reads the key under a secret-looking name, whatever the host's variable is
+      // called, so the driver knows to redact it.
+      args.push("-c", `model_providers.adaptor.env_key=${toml(CODEX_ACP_KEY_ENV)}`);
+      env[CODEX_ACP_KEY_ENV] = apiKey(options, "codexAcp");
     }
     if (p.model !== undefined) args.push("-c", `model=${toml(p.model)}`);
   }
@@ -277,6 +282,7 @@ export function claudeAcp(options: AcpPresetOptions = {}): AcpDriver {
  * `provider` is refused. Authenticate out of band (`agent login`, `CURSOR_API_KEY`).
  */
 export function cursor(options: AcpPresetOptions = {}): AcpDriver {
+  checkProvider(options, "cursor");
   if (options.provider !== undefined) throw new ConfigError("cursor: Cursor documents no way to point its agent at an external model endpoint");
   return build(options, { command: "agent", args: [] }, ["acp"], {}, {
     id: "cursor",

@@ -7,8 +7,10 @@ import { createHash } from "node:crypto";
 import { isAbsolute, relative, resolve } from "node:path";
 import { tmpdir } from "node:os";
 
-import type { JsonSchema, McpServerConfig } from "../../agent/options.js";
+import { z } from "zod";
+import type { JsonSchema, McpServerConfig, Policy } from "../../agent/options.js";
 import { canonicalJson } from "../../agent/signature.js";
+import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow, stringRecord } from "../../agent/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
 
 /** A model provider Codex should call instead of its default (`model_providers.<id>` in Codex's config). */
@@ -91,136 +93,57 @@ export const CODEX_INHERITED_ENV: readonly string[] = [
   "CODEX_CA_CERTIFICATE",
 ];
 
+const providerSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]+$/, "expected letters, digits, _ or -"),
+  baseUrl: httpUrl,
+  wireApi: z.literal("responses", 'expected "responses" (current Codex speaks no other wire API)'),
+  name: nonEmptyString.optional(),
+  apiKeyEnv: envName.optional(),
+  headers: stringRecord.optional(),
+  requestMaxRetries: z.number().int().min(0).optional(),
+  streamMaxRetries: z.number().int().min(0).optional(),
+  streamIdleTimeoutMs: z.number().int().min(1).optional(),
+} satisfies Record<keyof CodexProviderConfig, z.ZodType>);
+
+const codexConfigSchema = z.strictObject({
+  executable: nonEmptyString.optional(),
+  model: nonEmptyString.optional(),
+  effort: nonEmptyString.optional(),
+  home: nonEmptyString.optional(),
+  provider: providerSchema.optional(),
+  experimental: z.boolean().optional(),
+  env: childEnvSchema.optional(),
+  args: z.array(z.string()).optional(),
+} satisfies Record<keyof CodexConfig, z.ZodType>);
+
 /** The declared shape of {@link CodexConfig}, for the descriptor. */
-export const CODEX_CONFIG_SCHEMA: JsonSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    executable: { type: "string", minLength: 1 },
-    model: { type: "string", minLength: 1 },
-    effort: { type: "string", minLength: 1 },
-    home: { type: "string", minLength: 1 },
-    provider: {
-      type: "object",
-      additionalProperties: false,
-      required: ["id", "baseUrl", "wireApi"],
-      properties: {
-        id: { type: "string", pattern: "^[A-Za-z0-9_-]+$" },
-        baseUrl: { type: "string", format: "uri" },
-        wireApi: { const: "responses" },
-        name: { type: "string" },
-        apiKeyEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
-        headers: { type: "object", additionalProperties: { type: "string" } },
-        requestMaxRetries: { type: "integer", minimum: 0 },
-        streamMaxRetries: { type: "integer", minimum: 0 },
-        streamIdleTimeoutMs: { type: "integer", minimum: 1 },
-      },
-    },
-    experimental: { type: "boolean" },
-    env: { type: "object", additionalProperties: { type: ["string", "null"] } },
-    args: { type: "array", items: { type: "string" } },
-  },
-};
+export const CODEX_CONFIG_SCHEMA: JsonSchema = z.toJSONSchema(codexConfigSchema, { io: "input", unrepresentable: "any" });
 
-const CONFIG_KEYS = new Set(Object.keys(CODEX_CONFIG_SCHEMA.properties as object));
-const PROVIDER_KEYS = new Set(
-  Object.keys(((CODEX_CONFIG_SCHEMA.properties as Record<string, { properties: object }>).provider!).properties),
-);
-const PROVIDER_ID = /^[A-Za-z0-9_-]+$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function fail(message: string): never {
-  throw new ConfigError(`codex: ${message}`);
-}
-
-function optionalString(value: unknown, name: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "") fail(`${name} must be a non-empty string`);
-  return value;
-}
-
-function optionalCount(value: unknown, name: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) fail(`${name} must be an integer ≥ ${min}`);
-  return value;
-}
-
-function checkProvider(value: unknown): CodexProviderConfig | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("provider must be an object");
-  const p = value as Record<string, unknown>;
-  for (const key of Object.keys(p)) if (!PROVIDER_KEYS.has(key)) fail(`provider.${key} is not a known option`);
-  const id = optionalString(p.id, "provider.id");
-  if (id === undefined || !PROVIDER_ID.test(id)) fail("provider.id must be letters, digits, _ or -");
-  const baseUrl = optionalString(p.baseUrl, "provider.baseUrl");
-  if (baseUrl === undefined) fail("provider.baseUrl is required");
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    fail("provider.baseUrl must be an absolute URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") fail("provider.baseUrl must be http or https");
-  if (p.wireApi !== "responses") fail('provider.wireApi must be "responses" (current Codex speaks no other wire API)');
-  const apiKeyEnv = optionalString(p.apiKeyEnv, "provider.apiKeyEnv");
-  if (apiKeyEnv !== undefined && !ENV_NAME.test(apiKeyEnv)) fail("provider.apiKeyEnv must be an environment variable name");
-  let headers: Record<string, string> | undefined;
-  if (p.headers !== undefined) {
-    if (typeof p.headers !== "object" || p.headers === null || Array.isArray(p.headers)) fail("provider.headers must be an object");
-    headers = {};
-    for (const [name, v] of Object.entries(p.headers as Record<string, unknown>)) {
-      if (typeof v !== "string") fail(`provider.headers.${name} must be a string`);
-      headers[name] = v;
-    }
-  }
-  const out: CodexProviderConfig = { id, baseUrl, wireApi: "responses" };
-  const name = optionalString(p.name, "provider.name");
-  if (name !== undefined) out.name = name;
-  if (apiKeyEnv !== undefined) out.apiKeyEnv = apiKeyEnv;
-  if (headers !== undefined) out.headers = headers;
-  const requestMaxRetries = optionalCount(p.requestMaxRetries, "provider.requestMaxRetries", 0);
-  if (requestMaxRetries !== undefined) out.requestMaxRetries = requestMaxRetries;
-  const streamMaxRetries = optionalCount(p.streamMaxRetries, "provider.streamMaxRetries", 0);
-  if (streamMaxRetries !== undefined) out.streamMaxRetries = streamMaxRetries;
-  const streamIdleTimeoutMs = optionalCount(p.streamIdleTimeoutMs, "provider.streamIdleTimeoutMs", 1);
-  if (streamIdleTimeoutMs !== undefined) out.streamIdleTimeoutMs = streamIdleTimeoutMs;
-  return out;
-}
-
-/** Validates and copies a config. Throws `ConfigError` (`config_invalid`). */
+/** Validates and copies a config. Throws `ConfigError` (`config_invalid`) naming the bad field. */
 export function resolveCodexConfig(config: unknown): ResolvedCodexConfig {
-  if (config === undefined) config = {};
-  if (typeof config !== "object" || config === null || Array.isArray(config)) fail("the config must be an object");
-  const c = config as Record<string, unknown>;
-  for (const key of Object.keys(c)) if (!CONFIG_KEYS.has(key)) fail(`${key} is not a known option`);
-  const out: ResolvedCodexConfig = { experimental: false, env: {}, args: [] };
-  const executable = optionalString(c.executable, "executable");
-  if (executable !== undefined) out.executable = executable;
-  const model = optionalString(c.model, "model");
-  if (model !== undefined) out.model = model;
-  const effort = optionalString(c.effort, "effort");
-  if (effort !== undefined) out.effort = effort;
-  const home = optionalString(c.home, "home");
-  if (home !== undefined) out.home = resolve(home);
-  const provider = checkProvider(c.provider);
-  if (provider !== undefined) out.provider = provider;
-  if (c.experimental !== undefined) {
-    if (typeof c.experimental !== "boolean") fail("experimental must be a boolean");
-    out.experimental = c.experimental;
-  }
-  if (c.env !== undefined) {
-    if (typeof c.env !== "object" || c.env === null || Array.isArray(c.env)) fail("env must be an object");
-    for (const [name, v] of Object.entries(c.env as Record<string, unknown>)) {
-      if (v !== undefined && typeof v !== "string") fail(`env.${name} must be a string or undefined`);
-      out.env[name] = v as string | undefined;
-    }
-  }
-  if (c.args !== undefined) {
-    if (!Array.isArray(c.args) || c.args.some((a) => typeof a !== "string")) fail("args must be an array of strings");
-    out.args = [...(c.args as string[])];
-  }
+  const c = parseOrThrow(codexConfigSchema, config ?? {}, "codex: ");
+  const out: ResolvedCodexConfig = { experimental: c.experimental ?? false, env: {}, args: [...(c.args ?? [])] };
+  if (c.executable !== undefined) out.executable = c.executable;
+  if (c.model !== undefined) out.model = c.model;
+  if (c.effort !== undefined) out.effort = c.effort;
+  if (c.home !== undefined) out.home = resolve(c.home);
+  if (c.provider !== undefined) out.provider = c.provider;
+  // From the caller's object: parsing drops the keys whose `undefined` removes a variable.
+  for (const [name, value] of Object.entries((config as CodexConfig).env ?? {})) out.env[name] = value;
   return out;
+}
+
+/**
+ * Refuses a policy Codex cannot honour rather than widening it: app-server offers no
+ * `on-failure` approval, and its full-access sandbox cannot withhold the network.
+ */
+export function validateCodexPolicy(policy: Policy): void {
+  if (policy.approval === "on-failure") {
+    throw new ConfigError('codex: policy.approval "on-failure" is not offered by codex app-server (use never, on-request or untrusted)');
+  }
+  if (policy.sandbox === "full-access" && policy.network === false) {
+    throw new ConfigError('codex: policy.network false cannot be honoured with sandbox "full-access" (Codex\'s full-access sandbox has network access)');
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

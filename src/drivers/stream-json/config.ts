@@ -4,6 +4,9 @@
  */
 import { createHash } from "node:crypto";
 import { isAbsolute } from "node:path";
+import { z } from "zod";
+import type { JsonSchema, Policy } from "../../agent/options.js";
+import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
 
 /** Which settings files the CLI loads. `[]` loads none (isolation). */
@@ -37,49 +40,33 @@ export interface StreamJsonDriverConfig {
   settingSources?: SettingSource[];
 }
 
-const SETTING_SOURCES = new Set<string>(["user", "project", "local"]);
+const streamJsonConfigSchema = z.strictObject({
+  executable: nonEmptyString.optional(),
+  model: nonEmptyString.optional(),
+  effort: nonEmptyString.optional(),
+  configDir: z.string().refine(isAbsolute, "expected an absolute path").optional(),
+  provider: z.strictObject({ baseUrl: httpUrl, apiKeyEnv: envName } satisfies Record<keyof ProviderBinding, z.ZodType>).optional(),
+  env: childEnvSchema.optional(),
+  args: z.array(z.string()).optional(),
+  settingSources: z.array(z.enum(["user", "project", "local"] satisfies SettingSource[])).optional(),
+} satisfies Record<keyof StreamJsonDriverConfig, z.ZodType>);
 
-/** Throws `ConfigError` for anything malformed. */
+/** The declared shape of {@link StreamJsonDriverConfig}, for the descriptor. */
+export const STREAM_JSON_CONFIG_SCHEMA: JsonSchema = z.toJSONSchema(streamJsonConfigSchema, { io: "input", unrepresentable: "any" });
+
+/** Throws `ConfigError` naming the bad field for anything malformed or unknown. */
 export function validateStreamJsonConfig(driver: string, config: StreamJsonDriverConfig): void {
-  const fail = (message: string): never => {
-    throw new ConfigError(`${driver}: ${message}`);
-  };
-  if (typeof config !== "object" || config === null) fail("the config must be an object");
-  const optionalString = (key: "executable" | "model" | "effort" | "configDir") => {
-    const value = config[key];
-    if (value !== undefined && (typeof value !== "string" || value.trim() === "")) fail(`${key} must be a non-empty string`);
-  };
-  optionalString("executable");
-  optionalString("model");
-  optionalString("effort");
-  optionalString("configDir");
-  if (config.configDir !== undefined && !isAbsolute(config.configDir)) fail("configDir must be an absolute path");
-  if (config.provider !== undefined) {
-    const { baseUrl, apiKeyEnv } = config.provider ?? ({} as ProviderBinding);
-    let url: URL | undefined;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) fail("provider.baseUrl must be an http(s) URL");
-    if (typeof apiKeyEnv !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
-      fail("provider.apiKeyEnv must name an environment variable");
-    }
-  }
-  if (config.env !== undefined) {
-    if (typeof config.env !== "object" || config.env === null) fail("env must be an object");
-    for (const [name, value] of Object.entries(config.env)) {
-      if (value !== undefined && typeof value !== "string") fail(`env.${name} must be a string`);
-    }
-  }
-  if (config.args !== undefined && (!Array.isArray(config.args) || config.args.some((a) => typeof a !== "string"))) {
-    fail("args must be an array of strings");
-  }
-  if (config.settingSources !== undefined) {
-    if (!Array.isArray(config.settingSources) || config.settingSources.some((s) => !SETTING_SOURCES.has(s))) {
-      fail('settingSources must be an array of "user", "project" and "local"');
-    }
+  parseOrThrow(streamJsonConfigSchema, config, `${driver}: `);
+}
+
+/**
+ * Refuses a policy the CLI cannot honour rather than widening it. Sandbox and approval map to a
+ * permission mode that is never wider than asked (see `permissionMode`); the network, however,
+ * has no switch: its tools (web fetch, shell) stay available.
+ */
+export function validateStreamJsonPolicy(driver: string, policy: Policy): void {
+  if (policy.network === false) {
+    throw new ConfigError(`${driver}: policy.network false cannot be honoured (the CLI has no switch that withholds the network)`);
   }
 }
 
