@@ -40,10 +40,10 @@ for (const [cli, make] of Object.entries(presets)) {
     try {
       const inspection = await agent.inspect();
       const env = inspection.environment.value ?? {};
-      const caps = env.capabilities?.agentCapabilities ?? {};
-      const prompt = caps.promptCapabilities ?? {};
-      const session = Object.keys(caps.sessionCapabilities ?? {}).sort().join(", ") || "—";
-      const auth = (env.capabilities?.authMethods ?? []).map((m) => `${m.id} (${m.kind})`).join(", ") || "none";
+      const caps = env.capabilities ?? {};
+      const prompt = caps.prompt ?? {};
+      const session = (caps.sessionOperations ?? []).join(", ") || "—";
+      const auth = (env.authMethods ?? []).map((m) => `${m.id} (${m.kind})`).join(", ") || "none";
       const stream = agent.stream("Say hello");
       const events = [];
       for await (const e of stream) events.push(e);

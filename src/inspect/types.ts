@@ -75,7 +75,31 @@ export interface EnvironmentReport {
   platform?: string;
   agentName?: string;
   agentTitle?: string;
-  capabilities?: Record<string, unknown>;
+  /** What the provider announced it can do, when its handshake says so. */
+  capabilities?: ProviderCapabilities;
+  /** Ways the provider offers to sign in, as it announced them (never a credential). */
+  authMethods?: AuthMethodInfo[];
+}
+
+/** Capabilities a provider announced in its handshake; absent = not announced. */
+export interface ProviderCapabilities {
+  /** Content kinds a prompt may carry besides text (ACP `promptCapabilities`). */
+  prompt?: { image: boolean; audio: boolean; embeddedContext: boolean };
+  /** Transports of MCP servers the provider accepts besides stdio (ACP `mcpCapabilities`). */
+  mcp?: { http: boolean; sse: boolean };
+  /** Whether an earlier session can be loaded (ACP `loadSession`). */
+  loadSession?: boolean;
+  /** Session operations the provider offers (ACP `sessionCapabilities` keys, e.g. `resume`, `fork`). */
+  sessionOperations?: string[];
+  /** Named protocol features the provider listed (e.g. Claude Code's `initialize` capabilities). */
+  features?: string[];
+}
+
+export interface AuthMethodInfo {
+  id: string;
+  name?: string;
+  /** How the method signs in: `agent`, `terminal`, `env_var`, `api_key`, `gateway`, or the provider's own word. */
+  kind: string;
 }
 
 export interface SkillInfo {
@@ -90,6 +114,10 @@ export interface SkillSnapshot {
 
 export interface McpServerStatus {
   name: string;
+  /**
+   * The provider's word for the server's state. A server that inspection did not start is
+   * `configured` or `disabled`; a live process reports its own (`ready`, `failed`, …).
+   */
   status: string;
   tools?: string[];
 }
@@ -108,16 +136,32 @@ export interface QuotaReport {
   plan?: string;
 }
 
-export interface ProfileSnapshot {
-  name?: string;
-  values: Record<string, unknown>;
-}
-
-export interface ConfigurationReport {
-  values: Record<string, unknown>;
+/** Effective settings the provider reported; a setting it did not report is absent. */
+export interface ConfigurationSettings {
   model?: string;
   effort?: string;
+  /** The model provider the settings select (Codex `model_provider`). */
+  modelProvider?: string;
+  /** The provider's own approval policy name (Codex `approval_policy`). */
+  approvalPolicy?: string;
+  /** The provider's own sandbox mode name (Codex `sandbox_mode`). */
+  sandboxMode?: string;
+  /** The provider's own permission mode name (Claude Code `permission_mode`). */
+  permissionMode?: string;
+  outputStyle?: string;
+  availableOutputStyles?: string[];
+  /** Claude Code's fast mode state, in its own words. */
+  fastMode?: string;
+  /** Feature flags the provider reported as on or off (Codex `features`). */
+  features?: Record<string, boolean>;
 }
+
+/** The active profile, when the provider has profiles, and the settings it sets. */
+export interface ProfileSnapshot extends ConfigurationSettings {
+  name?: string;
+}
+
+export type ConfigurationReport = ConfigurationSettings;
 
 export interface AuthReport {
   signedIn: boolean;

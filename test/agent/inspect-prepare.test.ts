@@ -48,7 +48,7 @@ describe("inspect()", () => {
   it("redacts secrets, including the ones the driver registers", async () => {
     const agent = createAgent(withPanel({
       secrets: ["tencent-raw-key-0001"],
-      configuration: { status: "observed", value: { values: { echoed: "key is tencent-raw-key-0001", apiKey: "abc123456", header: "Bearer zyxwvutsrqponm" } }, evidence },
+      configuration: { status: "observed", value: { model: "key is tencent-raw-key-0001", outputStyle: "apiKey=abc123456", permissionMode: "Bearer zyxwvutsrqponm" }, evidence },
     }));
     const text = JSON.stringify(await agent.inspect());
     expect(text).not.toContain("tencent-raw-key-0001");

@@ -5,7 +5,7 @@
  * session's config options), never a static list and never a conversation made to learn them.
  */
 import type { InspectResponse } from "../../driver/types.js";
-import type { AuthReport, EnvironmentReport, Evidence, Observation } from "../../inspect/types.js";
+import type { AuthMethodInfo, AuthReport, EnvironmentReport, Evidence, Observation, ProviderCapabilities } from "../../inspect/types.js";
 import type { AcpConnection } from "./connection.js";
 import { arr, errorText, isObject, str, type Json } from "./json.js";
 
@@ -42,17 +42,33 @@ export function allUnavailable(code: string, message: string): InspectResponse {
 }
 
 /** Auth methods with their kinds (`agent`, `terminal`, `env_var`, or a `_meta` flavour). */
-export function authMethods(init: Json): { id: string; name?: string; kind: string }[] {
+export function authMethods(init: Json): AuthMethodInfo[] {
   return arr(init.authMethods)
     .filter(isObject)
     .map((m) => {
       const meta = isObject(m._meta) ? m._meta : {};
       const kind = str(m.type) ?? (meta["terminal-auth"] !== undefined ? "terminal" : meta["api-key"] !== undefined ? "api_key" : meta.gateway !== undefined ? "gateway" : "agent");
-      const out: { id: string; name?: string; kind: string } = { id: str(m.id) ?? "", kind };
+      const out: AuthMethodInfo = { id: str(m.id) ?? "", kind };
       if (str(m.name) !== undefined) out.name = str(m.name)!;
       return out;
     })
     .filter((m) => m.id !== "");
+}
+
+/** `initialize.agentCapabilities` as typed flags (a flag the agent did not send is `false`). */
+export function agentCapabilities(init: Json): ProviderCapabilities {
+  const caps = isObject(init.agentCapabilities) ? init.agentCapabilities : {};
+  const prompt = isObject(caps.promptCapabilities) ? caps.promptCapabilities : {};
+  const mcp = isObject(caps.mcpCapabilities) ? caps.mcpCapabilities : {};
+  const sessions = isObject(caps.sessionCapabilities) ? caps.sessionCapabilities : {};
+  return {
+    prompt: { image: prompt.image === true, audio: prompt.audio === true, embeddedContext: prompt.embeddedContext === true },
+    mcp: { http: mcp.http === true, sse: mcp.sse === true },
+    loadSession: caps.loadSession === true,
+    sessionOperations: Object.keys(sessions)
+      .filter((name) => sessions[name] !== null && sessions[name] !== false)
+      .sort(),
+  };
 }
 
 export function environmentReport(init: Json, executablePath: string): EnvironmentReport {
@@ -60,10 +76,8 @@ export function environmentReport(init: Json, executablePath: string): Environme
   const report: EnvironmentReport = {
     executablePath,
     platform: `${process.platform}-${process.arch}`,
-    capabilities: {
-      agentCapabilities: isObject(init.agentCapabilities) ? structuredClone(init.agentCapabilities) : {},
-      authMethods: authMethods(init),
-    },
+    capabilities: agentCapabilities(init),
+    authMethods: authMethods(init),
   };
   if (typeof init.protocolVersion === "number" || typeof init.protocolVersion === "string") report.protocolVersion = String(init.protocolVersion);
   if (str(info.version) !== undefined) report.version = str(info.version)!;
@@ -112,7 +126,7 @@ export async function inspectConnection(connection: AcpConnection, executablePat
     models: sessionScoped("models (session config options)"),
     commands: sessionScoped("native commands (available_commands_update)"),
     skills: unsupported("method_unsupported", "ACP has no skills listing"),
-    mcp: unsupported("method_unsupported", "ACP has no MCP status method (mcpCapabilities are in the environment panel)"),
+    mcp: unsupported("method_unsupported", "ACP has no MCP status method (the MCP transports the agent accepts are in the environment panel)"),
     quota: unsupported("method_unsupported", "ACP has no quota method"),
     profile: unsupported("method_unsupported", "ACP has no profile method"),
     configuration: sessionScoped("configuration (modes and config options)"),

@@ -13,9 +13,9 @@ import type { InspectResponse } from "../../driver/types.js";
 import type { AuthReport, ConfigurationReport, EnvironmentReport, ModelInfo } from "../../inspect/types.js";
 import type { StreamJsonDialect } from "../stream-json/dialect.js";
 import { observed, unavailable } from "../stream-json/observe.js";
-import { commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, NO_SKILLS, notLoggedIn, unsupported } from "../stream-json/panels.js";
+import { commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, NO_SKILLS, notLoggedIn, outputStyles, unsupported } from "../stream-json/panels.js";
 import { count, isObject, str, type Json } from "../stream-json/wire.js";
-import { defaultClaudeExecutable } from "./locate.js";
+import { CLAUDE_INSTALL, CLAUDE_LOGIN, defaultClaudeExecutable } from "./locate.js";
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
@@ -31,6 +31,8 @@ export const claudeDialect: StreamJsonDialect = {
   features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: false },
 
   defaultExecutable: defaultClaudeExecutable,
+  install: CLAUDE_INSTALL,
+  login: CLAUDE_LOGIN,
 
   inheritEnv: [
     "ANTHROPIC_API_KEY",
@@ -79,7 +81,7 @@ export const claudeDialect: StreamJsonDialect = {
     const environment: EnvironmentReport = { executablePath: context.executable, platform: process.platform };
     if (version) environment.version = version;
     if (Array.isArray(reply.capabilities)) {
-      environment.capabilities = Object.fromEntries(reply.capabilities.filter((c): c is string => typeof c === "string").map((c) => [c, true]));
+      environment.capabilities = { features: reply.capabilities.filter((c): c is string => typeof c === "string") };
     }
 
     const account = isObject(reply.account) ? reply.account : undefined;
@@ -95,14 +97,11 @@ export const claudeDialect: StreamJsonDialect = {
       context.clock.measure("get_settings", () => context.process.request({ subtype: "get_settings" }, { signal: context.signal, timeoutMs: 30_000 })),
     ]);
     context.signal.throwIfAborted();
-    const configuration: ConfigurationReport = { values: {} };
-    const setValue = (key: string, value: unknown) => {
-      if (value !== undefined && value !== null) configuration.values[key] = value;
-    };
-    setValue("output_style", str(reply.output_style));
-    setValue("available_output_styles", Array.isArray(reply.available_output_styles) ? reply.available_output_styles : undefined);
-    setValue("permission_mode", str(reply.current_permission_mode));
-    setValue("fast_mode_state", str(reply.fast_mode_state));
+    const configuration: ConfigurationReport = outputStyles(reply);
+    const permissionMode = str(reply.current_permission_mode);
+    if (permissionMode) configuration.permissionMode = permissionMode;
+    const fastMode = str(reply.fast_mode_state);
+    if (fastMode) configuration.fastMode = fastMode;
     const configEvidence = [...init];
     if (!("error" in settings)) {
       configEvidence.push(settings.evidence);

@@ -19,9 +19,9 @@ import type { InspectResponse } from "../../driver/types.js";
 import type { AuthReport, ConfigurationReport, ModelInfo } from "../../inspect/types.js";
 import type { StreamJsonDialect } from "../stream-json/dialect.js";
 import { observed, unavailable } from "../stream-json/observe.js";
-import { commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, NO_SKILLS, notLoggedIn, unsupported } from "../stream-json/panels.js";
+import { commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, NO_SKILLS, notLoggedIn, outputStyles, unsupported } from "../stream-json/panels.js";
 import { count, isObject, str, type Json } from "../stream-json/wire.js";
-import { codebuddyVersion, defaultCodebuddyExecutable } from "./locate.js";
+import { CODEBUDDY_INSTALL, CODEBUDDY_LOGIN, codebuddyVersion, defaultCodebuddyExecutable } from "./locate.js";
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
@@ -38,6 +38,8 @@ export const codebuddyDialect: StreamJsonDialect = {
   features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: false },
 
   defaultExecutable: defaultCodebuddyExecutable,
+  install: CODEBUDDY_INSTALL,
+  login: CODEBUDDY_LOGIN,
   executableVersion: codebuddyVersion,
 
   inheritEnv: [
@@ -79,16 +81,13 @@ export const codebuddyDialect: StreamJsonDialect = {
     const auth: AuthReport | undefined = account ? { signedIn: true, method: str(account.type) === "personal" && str(account.token) ? "api_key" : "login" } : undefined;
     const currentModel = str(reply.currentModelId);
 
+    // The model list is a fact about the installed CLI, reported with or without an account:
+    // a missing account is the auth panel's observation, not the models'.
     const models = Array.isArray(reply.models)
-      ? auth
-        ? observed(reply.models.filter(isObject).map((m) => modelOf(m, currentModel)), init)
-        : notLoggedIn<ModelInfo[]>("CodeBuddy Code", init)
+      ? observed(reply.models.filter(isObject).map((m) => modelOf(m, currentModel)), init)
       : unavailable<ModelInfo[]>("malformed_response", "initialize reported no model list", init);
 
-    const configuration: ConfigurationReport = { values: {} };
-    const outputStyle = str(reply.output_style);
-    if (outputStyle) configuration.values.output_style = outputStyle;
-    if (Array.isArray(reply.available_output_styles)) configuration.values.available_output_styles = reply.available_output_styles;
+    const configuration: ConfigurationReport = outputStyles(reply);
     if (currentModel) configuration.model = currentModel;
 
     const environment = { executablePath: context.executable, platform: process.platform, ...(version ? { version } : {}) };

@@ -1,7 +1,8 @@
 /**
  * Zero-prompt inspection over an initialized connection: `model/list` (every page),
- * `config/read`, `account/read`, `account/rateLimits/read`, `skills/list` and
- * `mcpServerStatus/list`. No method here creates a thread. Every answer is parsed leniently:
+ * `config/read` (configuration, profile and the configured MCP servers), `account/read`,
+ * `account/rateLimits/read` and `skills/list`. No method here creates a thread or starts an MCP
+ * server. Every answer is parsed leniently:
  * unknown fields are ignored, a missing field is `undefined`, never a guess.
  */
 import { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
@@ -10,6 +11,7 @@ import { AdaptorError } from "../../errors/index.js";
 import type {
   AuthReport,
   ConfigurationReport,
+  ConfigurationSettings,
   EffortInfo,
   EnvironmentReport,
   Evidence,
@@ -25,7 +27,6 @@ import { JsonRpcError } from "../../process/index.js";
 import type { ClientMethod, ClientParams, CodexConnection } from "./connection.js";
 import type { GetAccountRateLimitsResponse } from "./protocol/v2/GetAccountRateLimitsResponse.js";
 import type { GetAccountResponse } from "./protocol/v2/GetAccountResponse.js";
-import type { ListMcpServerStatusResponse } from "./protocol/v2/ListMcpServerStatusResponse.js";
 import type { Model } from "./protocol/v2/Model.js";
 import type { ModelListResponse } from "./protocol/v2/ModelListResponse.js";
 import type { RateLimitWindow } from "./protocol/v2/RateLimitWindow.js";
@@ -179,44 +180,50 @@ export function mapSkills(answer: unknown): SkillSnapshot {
   return { skills };
 }
 
-export function mapMcpServers(pages: unknown[]): McpReport {
-  const servers: McpReport["servers"] = [];
-  for (const page of pages) {
-    const p = (isObject(page) ? page : {}) as Partial<ListMcpServerStatusResponse>;
-    for (const server of Array.isArray(p.data) ? p.data : []) {
-      if (!isObject(server) || typeof server.name !== "string") continue;
-      const status = str(server.runtimeStatus) ?? (str(server.authStatus) === "notLoggedIn" ? "authenticationRequired" : "unknown");
-      const tools = isObject(server.tools) ? Object.keys(server.tools).sort() : undefined;
-      servers.push(compact({ name: server.name, status, tools }));
-    }
-  }
-  return { servers };
-}
-
-/** The effective config, minus nulls (Codex lists every key it knows, mostly null). */
-function nonNull(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(nonNull);
-  if (!isObject(value)) return value;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = nonNull(v);
-  return out;
+/** The settings of one Codex config table (the root, or a profile) the report carries. */
+function settingsOf(table: Json): ConfigurationSettings {
+  const features = isObject(table.features)
+    ? Object.fromEntries(Object.entries(table.features).filter((entry): entry is [string, boolean] => typeof entry[1] === "boolean"))
+    : undefined;
+  return compact<ConfigurationSettings>({
+    model: str(table.model),
+    effort: str(table.model_reasoning_effort),
+    modelProvider: str(table.model_provider),
+    approvalPolicy: str(table.approval_policy),
+    sandboxMode: str(table.sandbox_mode),
+    features: features && Object.keys(features).length > 0 ? features : undefined,
+  });
 }
 
 export function mapConfiguration(answer: unknown): { configuration: ConfigurationReport; profile: ProfileSnapshot } {
   const config = isObject(answer) && isObject(answer.config) ? answer.config : {};
-  const values = nonNull(config) as Json;
   const profileName = str(config.profile);
   const profiles = isObject(config.profiles) ? config.profiles : {};
-  const profileValues = profileName !== undefined && isObject(profiles[profileName]) ? (nonNull(profiles[profileName]) as Json) : {};
+  const profile = profileName !== undefined && isObject(profiles[profileName]) ? settingsOf(profiles[profileName]) : {};
   return {
-    configuration: compact<ConfigurationReport>({ values, model: str(config.model), effort: str(config.model_reasoning_effort) }),
-    profile: compact<ProfileSnapshot>({ name: profileName, values: profileValues }),
+    configuration: settingsOf(config),
+    profile: compact<ProfileSnapshot>({ name: profileName, ...profile }),
   };
+}
+
+/**
+ * The MCP servers the effective config declares, by name only (their commands, URLs and
+ * environment may hold credentials). Listing their live status (`mcpServerStatus/list`) would
+ * start every one of them, so inspection reports what is configured and starts none.
+ */
+export function mapConfiguredMcpServers(answer: unknown): McpReport {
+  const config = isObject(answer) && isObject(answer.config) ? answer.config : {};
+  const table = isObject(config.mcp_servers) ? config.mcp_servers : {};
+  const servers = Object.entries(table)
+    .filter(([, server]) => isObject(server))
+    .map(([name, server]) => ({ name, status: (server as Json).enabled === false ? "disabled" : "configured" }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { servers };
 }
 
 // ---------------------------------------------------------------------------------------------
 
-async function paged<M extends "model/list" | "mcpServerStatus/list">(
+async function paged<M extends "model/list">(
   connection: CodexConnection,
   method: M,
   params: ClientParams<M>,
@@ -279,14 +286,14 @@ export async function inspectConnection(
   };
   if (version !== undefined) initEvidence.providerVersion = version;
 
-  // Independent read-only calls, in flight together on one connection.
-  const [models, config, account, limits, skills, mcp] = await Promise.all([
+  // Independent read-only calls, in flight together on one connection. `mcpServerStatus/list`
+  // is not among them: answering it starts every configured MCP server.
+  const [models, config, account, limits, skills] = await Promise.all([
     paged(connection, "model/list", { includeHidden: true }, signal, "account"),
     single(connection, "config/read", { cwd: workspace }, signal, "workspace"),
     single(connection, "account/read", {}, signal, "account"),
     single(connection, "account/rateLimits/read", undefined, signal, "account"),
     single(connection, "skills/list", { cwds: [workspace] }, signal, "workspace"),
-    paged(connection, "mcpServerStatus/list", {}, signal, "workspace"),
   ]);
 
   const environment: Observation<EnvironmentReport> = observed(
@@ -312,16 +319,20 @@ export async function inspectConnection(
 
   let configuration: Observation<ConfigurationReport>;
   let profile: Observation<ProfileSnapshot>;
+  let mcpObs: Observation<McpReport>;
   if (config.error !== undefined) {
     configuration = failedObservation("config/read", config.error, [config.record]);
     profile = failedObservation("config/read", config.error, [config.record]);
+    mcpObs = failedObservation("config/read", config.error, [config.record]);
   } else if (!isObject(config.answer) || !isObject(config.answer.config)) {
     configuration = unavailable("malformed_response", "config/read answered without a config", [config.record]);
     profile = unavailable("malformed_response", "config/read answered without a config", [config.record]);
+    mcpObs = unavailable("malformed_response", "config/read answered without a config", [config.record]);
   } else {
     const mapped = mapConfiguration(config.answer);
     configuration = observed(mapped.configuration, [config.record]);
     profile = observed(mapped.profile, [config.record]);
+    mcpObs = observed(mapConfiguredMcpServers(config.answer), [config.record]);
   }
 
   let auth: Observation<AuthReport>;
@@ -343,10 +354,6 @@ export async function inspectConnection(
   else if (!isObject(skills.answer) || !Array.isArray(skills.answer.data)) {
     skillsObs = unavailable("malformed_response", "skills/list answered without a data list", [skills.record]);
   } else skillsObs = observed(mapSkills(skills.answer), [skills.record]);
-
-  let mcpObs: Observation<McpReport>;
-  if (mcp.error !== undefined && mcp.pages.length === 0) mcpObs = failedObservation("mcpServerStatus/list", mcp.error, mcp.records);
-  else mcpObs = observed(mapMcpServers(mcp.pages), mcp.records);
 
   return {
     environment,

@@ -1,10 +1,10 @@
 /** Inspection panels both dialects read the same way. */
-import type { Evidence, McpReport, NativeCommandInfo, Observation } from "../../inspect/types.js";
+import type { ConfigurationReport, Evidence, McpReport, NativeCommandInfo, Observation } from "../../inspect/types.js";
 import { AdaptorError } from "../../errors/index.js";
 import type { InspectContext } from "./dialect.js";
 import { callFailed } from "./inspect.js";
 import { observed, unavailable, unsupported } from "./observe.js";
-import { isObject, str } from "./wire.js";
+import { isObject, str, type Json } from "./wire.js";
 
 /** `initialize.commands` → commands. Names lose a leading `/` (CodeBuddy writes one, Claude does not). */
 export function commandsPanel(commands: unknown, evidence: Evidence[]): Observation<NativeCommandInfo[]> {
@@ -46,6 +46,17 @@ export async function mcpPanel(context: InspectContext): Promise<Observation<Mcp
     },
     [call.evidence],
   );
+}
+
+/** `initialize.output_style` and `available_output_styles` → configuration. */
+export function outputStyles(reply: Json): ConfigurationReport {
+  const configuration: ConfigurationReport = {};
+  const outputStyle = str(reply.output_style);
+  if (outputStyle) configuration.outputStyle = outputStyle;
+  if (Array.isArray(reply.available_output_styles)) {
+    configuration.availableOutputStyles = reply.available_output_styles.filter((s): s is string => typeof s === "string");
+  }
+  return configuration;
 }
 
 export const NO_SKILLS = "initialize does not list skills apart from commands";

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
 import type { AgentOptions } from "../../../src/agent/options.js";
 import { acp, cursor, type AcpConfig, type AcpDriver } from "../../../src/drivers/acp/index.js";
-import { AdaptorError, ConfigError, RunFailedError } from "../../../src/errors/index.js";
+import { AdaptorError, AuthRequiredError, ConfigError, RunFailedError } from "../../../src/errors/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import { input } from "../../../src/input/index.js";
 import { loadDelayMs } from "../../../src/drivers/acp/run.js";
@@ -59,7 +59,7 @@ describe("acp driver on a fake ACP agent", () => {
       const inspection = await agent.inspect();
       expect(inspection.environment.status).toBe("observed");
       expect(inspection.environment.value).toMatchObject({ agentName: "fake-acp-agent", agentTitle: "Fake ACP Agent", version: "9.9.9", protocolVersion: "1" });
-      expect(inspection.environment.value?.capabilities).toMatchObject({ authMethods: [{ id: "fake-login", kind: "agent" }] });
+      expect(inspection.environment.value).toMatchObject({ authMethods: [{ id: "fake-login", kind: "agent" }] });
       expect(inspection.environment.evidence[0]).toMatchObject({ method: "initialize", providerVersion: "9.9.9", scope: "process" });
       expect(inspection.models).toMatchObject({ status: "unsupported", reason: { code: "session_scoped" } });
       expect(inspection.commands).toMatchObject({ status: "unsupported", reason: { code: "session_scoped" } });
@@ -131,7 +131,9 @@ describe("acp driver on a fake ACP agent", () => {
       const events = await collect(stream);
       expect(terminals(events)).toHaveLength(1);
       expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "auth_required", phase: "before_delivery" } });
-      await expect(stream.result).rejects.toBeInstanceOf(RunFailedError);
+      // A run that could not start rejects as its own error, not as a RunFailedError.
+      await expect(stream.result).rejects.toBeInstanceOf(AuthRequiredError);
+      await expect(stream.result).rejects.toMatchObject({ runId: stream.runId, phase: "before_delivery" });
     } finally {
       await agent.close();
     }

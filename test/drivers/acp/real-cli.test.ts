@@ -259,8 +259,7 @@ for (const c of cases) {
         const agent = createAgent(c.driver(ctx), { workspace: ctx.workspace });
         try {
           const inspection = await agent.inspect();
-          const caps = (inspection.environment.value?.capabilities as { agentCapabilities?: { promptCapabilities?: { image?: boolean } } }).agentCapabilities;
-          const advertised = caps?.promptCapabilities?.image === true;
+          const advertised = inspection.environment.value?.capabilities?.prompt?.image === true;
           const stream = agent.stream("Describe this picture", { inputs: [input.fromPath("image", file, { mediaType: "image/png" })] });
           const events = await collect(stream);
           if (advertised) {

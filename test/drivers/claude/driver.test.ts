@@ -57,7 +57,7 @@ describe("claude inspect()", () => {
     expect(inspection.auth).toMatchObject({ status: "observed", value: { signedIn: true, method: "ANTHROPIC_API_KEY" } });
     expect(inspection.mcp).toMatchObject({ status: "observed", value: { servers: [{ name: "docs", status: "connected", tools: ["search"] }] } });
     expect(inspection.mcp.evidence.map((e) => e.method)).toEqual(["mcp_status"]);
-    expect(inspection.configuration.value).toMatchObject({ model: "fake-opus", effort: "medium", values: { output_style: "default", permission_mode: "default" } });
+    expect(inspection.configuration.value).toMatchObject({ model: "fake-opus", effort: "medium", outputStyle: "default", permissionMode: "default" });
     expect(inspection.configuration.evidence.map((e) => e.method)).toEqual(["initialize", "get_settings"]);
     expect(inspection.environment.value).toMatchObject({ executablePath: fake.executable, version: "9.9.9-fake" });
     for (const panel of ["skills", "quota", "profile"] as const) expect(inspection[panel].status).toBe("unsupported");

@@ -99,16 +99,15 @@ describe("codex driver on a fake app-server", () => {
         expect(inspection.skills).toMatchObject({ status: "observed", value: { skills: [{ name: "fake-skill", source: "system", enabled: true }] } });
         expect(inspection.skills.evidence[0]).toMatchObject({ method: "skills/list", scope: "workspace" });
         expect(inspection.mcp).toMatchObject({ status: "observed", value: { servers: [] } });
-        expect(inspection.mcp.evidence[0]!.method).toBe("mcpServerStatus/list");
+        expect(inspection.mcp.evidence[0]!.method).toBe("config/read");
         expect(inspection.quota).toMatchObject({ status: "unavailable", reason: { code: "auth_required" } });
         expect(inspection.quota.evidence[0]!.method).toBe("account/rateLimits/read");
         // A custom provider needs no OpenAI sign-in: observed, not signed in.
         expect(inspection.auth).toMatchObject({ status: "observed", value: { signedIn: false } });
         expect(inspection.auth.evidence[0]!.method).toBe("account/read");
         expect(inspection.configuration).toMatchObject({ status: "observed", value: { model: "fake-model", effort: "high" } });
-        expect(inspection.configuration.value!.values).toMatchObject({ model_provider: "fake", features: { plugins: false } });
-        expect(inspection.configuration.value!.values).not.toHaveProperty("profile");
-        expect(inspection.profile).toMatchObject({ status: "observed", value: { values: {} } });
+        expect(inspection.configuration.value).toEqual({ model: "fake-model", effort: "high", modelProvider: "fake", features: { plugins: false } });
+        expect(inspection.profile).toMatchObject({ status: "observed", value: {} });
         // The inspection process was stopped when inspect() returned (its reaping may still be finishing).
         expect(driver.processes().started).toBe(1);
       } finally {
@@ -542,7 +541,8 @@ describe("codex driver on a fake app-server", () => {
           developerInstructions: "Be brief.",
         });
         expect(requests(log, "turn/start")[0]!.params).toMatchObject({ effort: "high", input: [{ type: "text", text: "hello", text_elements: [] }] });
-        await expect(agent.run("hello", { policy: { approval: "on-failure" } })).rejects.toMatchObject({ code: "config_invalid", phase: "before_delivery" });
+        // Refused before anything launches: a ConfigError of the call, not a failed run.
+        await expect(agent.run("hello", { policy: { approval: "on-failure" } })).rejects.toMatchObject({ name: "ConfigError", code: "config_invalid" });
       } finally {
         await agent.close();
       }

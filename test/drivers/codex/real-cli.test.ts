@@ -89,7 +89,7 @@ describeRealCli("codex", (availability) => {
         expect(inspection.quota).toMatchObject({ status: "unavailable", reason: { code: "auth_required" } });
         expect(inspection.commands).toMatchObject({ status: "unsupported", reason: { code: "method_unsupported" } });
         expect(inspection.configuration).toMatchObject({ status: "observed", value: { model: ctx.model } });
-        expect(inspection.configuration.value!.values).toMatchObject({ model_provider: "scripted_driver" });
+        expect(inspection.configuration.value).toMatchObject({ modelProvider: "scripted_driver" });
         expect(inspection.skills.status).toBe("observed");
         expect(inspection.mcp).toMatchObject({ status: "observed", value: { servers: [] } });
         // Nothing was created: no conversation, and the process is gone.
