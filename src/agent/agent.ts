@@ -9,6 +9,7 @@ import { mapInspection } from "../inspect/map.js";
 import { createRedactor } from "../inspect/redact.js";
 import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js";
 import { resolveInputLimits } from "../input/limits.js";
+import { sweepStaleInputDirectoriesOnce } from "../input/stale.js";
 import { resolveResources } from "../resources/resolve.js";
 import { startExecution, type EffectiveCallOptions, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
 import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
@@ -61,6 +62,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const workspace = options.workspace ?? process.cwd();
   const resources = resolveResources(options);
   if (options.inputLimits) resolveInputLimits(options.inputLimits); // invalid limits fail at construction
+  // Input copies a SIGKILLed host left behind are removed in the background, once per process.
+  void sweepStaleInputDirectoriesOnce();
   const defaults = structuredClone({ ...options.defaults, onApproval: undefined, onUserInput: undefined });
   const handlers = { onApproval: options.defaults?.onApproval, onUserInput: options.defaults?.onUserInput };
   const redactor = createRedactor({ env: process.env });

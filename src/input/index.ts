@@ -10,3 +10,4 @@ export { MAX_NAME_BYTES, sanitizeName } from "./names.js";
 export { input, InputRef } from "./refs.js";
 export type { InputOpener, InputOpenerOptions, InputRefOptions, InputSourceStream } from "./refs.js";
 export { liveInputDirectoryCount } from "./registry.js";
+export { STALE_MIN_AGE_MS, sweepStaleInputDirectories } from "./stale.js";

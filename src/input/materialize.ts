@@ -3,7 +3,8 @@
  *
  * 1. Validate every reference before opening anything (limits, kinds, media types, modes,
  *    counts, declared sizes).
- * 2. Create one run-owned directory (`mkdtemp` under the OS temp directory, mode 0700).
+ * 2. Create one run-owned directory (`mkdtemp` under the OS temp directory, mode 0700), its name
+ *    marking the owner process so that a later start can sweep it if this host is killed.
  * 3. For each input in order: open its source once, stream it into `<dir>/<index>-<name>`
  *    (mode 0400) while counting and hashing, stop as soon as a limit is crossed, check that a
  *    file source did not change, compare with the declared size and digest.
@@ -15,7 +16,6 @@
  */
 import { constants } from "node:fs";
 import { chmod, mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { InputLimits } from "../agent/options.js";
 import type { Descriptor, ResolvedInput } from "../driver/types.js";
@@ -26,6 +26,7 @@ import { planInputs, type PlannedInput } from "./plan.js";
 import type { InputRef } from "./refs.js";
 import { registerInputDirectory, unregisterInputDirectory } from "./registry.js";
 import { Aborted, openSource } from "./sources.js";
+import { ownedDirectoryPrefix, sweepStaleInputDirectoriesOnce } from "./stale.js";
 
 /** What {@link materializeInputs} needs from the run. */
 export interface MaterializeContext {
@@ -56,7 +57,6 @@ export interface MaterializedInputs {
  */
 export const materializeTestHooks: { afterOpen?: (index: number) => void | Promise<void> } = {};
 
-const DIRECTORY_PREFIX = "agent-adaptor-inputs-";
 const NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
 
@@ -68,13 +68,14 @@ export async function materializeInputs(refs: readonly InputRef[], context: Mate
   const plan = planInputs(refs, driverId, context.capabilities, limits);
   if (plan.length === 0) return { inputs: [], dispose: async () => undefined };
 
+  void sweepStaleInputDirectoriesOnce();
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   let dir: string | undefined;
   try {
     try {
-      dir = await mkdtemp(join(tmpdir(), DIRECTORY_PREFIX));
+      dir = await mkdtemp(ownedDirectoryPrefix());
       registerInputDirectory(dir);
       await chmod(dir, 0o700);
     } catch (error) {

@@ -1,17 +1,18 @@
 /**
  * Registry of live run-owned input directories. Every ending of a run removes its directory;
- * this is the safety net for the one ending no code runs after: the host process exiting while a
- * run is still alive. On `exit` every directory still registered is removed synchronously.
- *
- * Only the `exit` event is hooked (installing signal handlers would change the host's own
- * behaviour); a host that handles SIGINT/SIGTERM itself should end with `process.exit()`.
+ * this is the safety net for the endings no run code sees: the host process exiting, or dying of
+ * SIGINT/SIGTERM/SIGHUP without a handler of its own, while a run is still alive (see
+ * `onHostExit`). Every directory still registered is then removed synchronously. After a SIGKILL
+ * nothing runs: the next start sweeps the directory (see `sweepStaleInputDirectories`).
  */
 import { rmSync } from "node:fs";
 
-const live = new Set<string>();
-let hooked = false;
+import { onHostExit } from "../process/host-exit.js";
 
-function removeAllOnExit(): void {
+const live = new Set<string>();
+let release: (() => void) | undefined;
+
+function removeAll(): void {
   for (const dir of live) {
     try {
       rmSync(dir, { recursive: true, force: true });
@@ -24,16 +25,17 @@ function removeAllOnExit(): void {
 
 /** Records a live run directory. */
 export function registerInputDirectory(dir: string): void {
-  if (!hooked) {
-    process.on("exit", removeAllOnExit);
-    hooked = true;
-  }
   live.add(dir);
+  release ??= onHostExit(removeAll);
 }
 
-/** Forgets a directory once it is removed. */
+/** Forgets a directory once it is removed; with none left, the exit cleanup is released. */
 export function unregisterInputDirectory(dir: string): void {
   live.delete(dir);
+  if (live.size === 0 && release !== undefined) {
+    release();
+    release = undefined;
+  }
 }
 
 /** Number of run-owned input directories created here and not yet removed. */

@@ -1,29 +1,33 @@
 /**
- * The process-exit safety net: a host that exits (or crashes) while a run still holds its
- * materialized inputs leaves no directory behind.
+ * The process-exit safety net: a host that exits, crashes or dies of a terminating signal while a
+ * run still holds its materialized inputs leaves no directory behind; one killed by SIGKILL has
+ * its directory swept by the next start.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { transpileSources } from "../process/helpers.js";
+import { createAgent } from "../../src/agent/agent.js";
+import { STALE_MIN_AGE_MS, sweepStaleInputDirectories } from "../../src/input/index.js";
+import { fakeDriver } from "../../src/testing/fake-driver/driver.js";
+import { firstLine, transpileSources } from "../process/helpers.js";
 
 describe("exit safety net", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "input-exit-test-"));
     const inputFiles = (await readdir(new URL("../../src/input/", import.meta.url))).filter((f) => f.endsWith(".ts"));
-    await transpileSources(dir, ["src/errors/index.ts", ...inputFiles.map((f) => `src/input/${f}`)]);
+    await transpileSources(dir, ["src/errors/index.ts", "src/process/host-exit.ts", ...inputFiles.map((f) => `src/input/${f}`)]);
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function host(ending: string): Promise<{ code: number | null; runDir: string; live: number }> {
-    const script = `
+  function hostScript(ending: string): string {
+    return `
       import { Readable } from "node:stream";
       import { dirname } from "node:path";
       import { input, materializeInputs, liveInputDirectoryCount } from ${JSON.stringify(join(dir, "src/input/index.js"))};
@@ -36,7 +40,10 @@ describe("exit safety net", () => {
       process.stdout.write(JSON.stringify({ runDir: dirname(result.inputs[0].localPath), live: liveInputDirectoryCount() }) + "\\n");
       ${ending}
     `;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+  }
+
+  async function host(ending: string): Promise<{ code: number | null; runDir: string; live: number }> {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", hostScript(ending)], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.resume();
@@ -63,5 +70,56 @@ describe("exit safety net", () => {
     const { code, runDir } = await host("");
     expect(code).toBe(0);
     expect(existsSync(runDir)).toBe(false);
+  });
+
+  /** A host that holds a run directory and idles until killed; resolves once it reported the directory. */
+  async function idleHost(): Promise<{ runDir: string; kill(signal: NodeJS.Signals): Promise<NodeJS.Signals | null> }> {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", hostScript("setInterval(() => {}, 1000);")], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    const { runDir } = JSON.parse(await firstLine(child.stdout)) as { runDir: string };
+    return {
+      runDir,
+      kill: (signal) => {
+        child.kill(signal);
+        return exited;
+      },
+    };
+  }
+
+  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("removes them when a host without handlers dies of %s, and it still dies of it", async (signal) => {
+    const host = await idleHost();
+    expect(existsSync(host.runDir)).toBe(true);
+    expect(await host.kill(signal)).toBe(signal);
+    expect(existsSync(host.runDir)).toBe(false);
+  });
+
+  it("sweeps the directory of a SIGKILLed host at the next agent start, once it is old enough", async () => {
+    const host = await idleHost();
+    expect(await host.kill("SIGKILL")).toBe("SIGKILL");
+    expect(existsSync(host.runDir)).toBe(true);
+    // Too young: left alone.
+    expect(await sweepStaleInputDirectories()).toBe(0);
+    expect(existsSync(host.runDir)).toBe(true);
+    const old = (Date.now() - STALE_MIN_AGE_MS - 1000) / 1000;
+    await utimes(host.runDir, old, old);
+    const agent = createAgent(fakeDriver());
+    try {
+      await expect.poll(() => existsSync(host.runDir), { timeout: 10_000 }).toBe(false);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("never sweeps a directory whose owner is alive, however old", async () => {
+    const host = await idleHost();
+    try {
+      const old = (Date.now() - 24 * 3600_000) / 1000;
+      await utimes(host.runDir, old, old);
+      expect(await sweepStaleInputDirectories()).toBe(0);
+      expect(existsSync(host.runDir)).toBe(true);
+    } finally {
+      await host.kill("SIGTERM");
+    }
+    expect(existsSync(host.runDir)).toBe(false);
   });
 });
