@@ -117,6 +117,8 @@ export class UpdateMapper {
   replayed = 0;
   /** Updates of this run's turn. */
   updates = 0;
+  /** The turn is over for the run: later updates are not mapped. */
+  #finished = false;
   readonly #prefix: string;
 
   constructor(emit: Emit, traits: AcpPresetTraits, runId: string, hooks: MapperHooks = {}) {
@@ -267,6 +269,7 @@ export class UpdateMapper {
       this.replayed++;
       return;
     }
+    if (this.#finished) return;
     this.updates++;
     const kind = str(update.sessionUpdate);
     switch (kind) {
@@ -346,8 +349,18 @@ export class UpdateMapper {
     }
   }
 
-  /** Closes the open message or reasoning segment at the end of the turn. */
-  finish(): Promise<void> {
-    return this.#closeSegment();
+  /**
+   * Ends the turn for the run: the open message or reasoning segment is closed with its text, and
+   * every tool call the agent never finished (a cancel cut it short) as `cancelled`. Updates after
+   * this are not mapped.
+   */
+  async finish(): Promise<void> {
+    this.#finished = true;
+    await this.#closeSegment();
+    for (const [id, state] of this.#tools) {
+      if (state.completed) continue;
+      state.completed = true;
+      await this.#emit({ type: "tool.completed", callId: id, status: "cancelled", provenance: { provider: PROVIDER, itemId: id } });
+    }
   }
 }

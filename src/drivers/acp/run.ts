@@ -7,7 +7,9 @@
  * Cancellation (seed rules): every pending permission request is answered `cancelled` first,
  * then `session/cancel` is sent; a cancel sent while the prompt is active makes the run
  * cancelled even if the agent then answers `end_turn`; the run never ends before the agent's
- * response or the process's retirement. The process is always retired after the run, so an
+ * response or the process's retirement. A prompt response that arrived before `session/cancel`
+ * was sent is the turn's outcome: it is announced at once, and the late cancel only retires the
+ * process. Every item the turn started and never finished is closed before the terminal. The process is always retired after the run, so an
  * agent's confusion after a cancel (claude-agent-acp answers the next prompt with an empty
  * `end_turn`) can never reach a later run.
  *
@@ -226,7 +228,11 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
 
   let chain: Promise<void> = Promise.resolve();
   let emitFailure: unknown;
+  let terminalEmitted = false;
   const emit = (event: DriverEvent): Promise<void> => {
+    // What a retiring agent still says is no event of a run that has ended.
+    if (terminalEmitted) return Promise.resolve();
+    if (event.type === "run.completed" || event.type === "run.cancelled" || event.type === "run.failed") terminalEmitted = true;
     const next = chain.then(() => (emitFailure === undefined ? sink.emit(event) : undefined));
     chain = next.catch((error: unknown) => {
       emitFailure ??= error;
@@ -458,6 +464,9 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     lastActivity = Date.now();
     const prompt = connection.request("session/prompt", { sessionId, prompt: blocks }, undefined, "after_delivery");
     prompt.catch(() => {});
+    /** The agent's answer, as soon as it arrived. */
+    let answered: { value: unknown } | undefined;
+    void prompt.then((value) => (answered = { value }), () => undefined);
 
     if (watchdogs.hardCapMs > 0) {
       hardCapTimer = setTimeout(() => tripWatchdog("hard_cap", `the run exceeded its hard cap of ${watchdogs.hardCapMs} ms`), watchdogs.hardCapMs);
@@ -488,6 +497,8 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     } finally {
       if (onAbort) signal.removeEventListener("abort", onAbort);
     }
+    // The answer arrived before session/cancel could be sent: it is the outcome, not the cancel.
+    if (outcome === "aborted" && answered !== undefined) outcome = answered;
 
     if (outcome === "aborted" || "code" in outcome) {
       // Seed rule: pending permissions are answered `cancelled` first, then session/cancel.
@@ -531,7 +542,6 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     }
     await chain;
     if (emitFailure !== undefined) throw emitFailure;
-    if (signal.aborted) throw abortedReason(signal);
     if (
       traits.phantomTurnAfterCancel === true &&
       stopReason === "end_turn" &&
@@ -559,10 +569,13 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     if (stopReason !== "end_turn") {
       await emit({ type: "notice", level: "warning", code: "stop_reason", message: `the turn ended with stopReason ${String(stopReason)}` });
     }
+    // Announced the moment it is known, so a cancel arriving while the process retires cannot rewrite it.
+    await emit({ type: "run.completed", provenance: { provider: "acp", event: "session/prompt" } });
     return response;
   } catch (error) {
+    await mapper.finish().catch(() => undefined);
     await chain;
-    if (signal.aborted) throw abortedReason(signal);
+    if (signal.aborted && !terminalEmitted) throw abortedReason(signal);
     throw error;
   } finally {
     if (hardCapTimer) clearTimeout(hardCapTimer);
