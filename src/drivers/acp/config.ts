@@ -233,7 +233,8 @@ export function resolveAcpConfig(config: AcpConfig): ResolvedAcpConfig {
  * runs in whatever mode it was configured with, so the driver can neither confine its writes nor
  * withhold the network, and cannot make it ask before every command (`untrusted`) or only after a
  * sandbox failure (`on-failure`). What it can honour: `full-access`, the network, and approvals
- * asked when the agent decides (`on-request`) or never asked of the host (the request is denied).
+ * asked when the agent decides (`on-request`, `never`): a request still reaches the host's
+ * handler, or is denied without one, so the agent never gets more than the host grants.
  */
 export function validateAcpPolicy(driver: string, policy: Policy): void {
   const refuse = (field: string, value: unknown, why: string): never => {
