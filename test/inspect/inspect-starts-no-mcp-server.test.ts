@@ -108,7 +108,7 @@ for (const cli of ["claude", "codebuddy"] as const) {
           executable: ctx.executable,
           configDir: ctx.configDir,
           model: ctx.model,
-          settingSources: [] as [],
+          // The CLI's default setting sources: the user's and the project's MCP config apply.
           env: {
             ...laneEnv(ctx, cli === "claude" ? ["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"] : ["CODEBUDDY_BASE_URL", "CODEBUDDY_API_KEY"]),
             [keyEnv]: "sk-lane-key-0123456789",
