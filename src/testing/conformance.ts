@@ -54,9 +54,10 @@ export interface ConformanceFixtures {
   missingExecutable?: () => Driver;
   /**
    * A driver whose provider is not signed in: `panel` (default `auth`) is `unavailable` with
-   * `auth_required`, and a run rejects with code `auth_required`.
+   * `auth_required`, and a run rejects with code `auth_required`. `panel: null` for a protocol
+   * that reports missing authentication only once a session is created (ACP).
    */
-  authRequired?: { makeDriver: () => Driver; panel?: PanelName };
+  authRequired?: { makeDriver: () => Driver; panel?: PanelName | null };
   /** A provider that answers "method not found" for `panel`'s call: that panel is `unsupported` (`method_unsupported`). */
   unsupportedMethod?: { makeDriver: () => Driver; panel: PanelName };
   /** A provider that answers `panel`'s call with a malformed result: that panel is `unavailable` (`malformed_response`). */
@@ -240,13 +241,15 @@ function registerOptionalChecks(makeDriver: () => Driver, fixtures: ConformanceF
   }
 
   if (authRequired) {
-    const panel = authRequired.panel ?? "auth";
+    const panel = authRequired.panel === undefined ? "auth" : authRequired.panel;
     it("reports missing authentication as auth_required, never as a login prompt", async () => {
       const agent = createAgent(authRequired.makeDriver(), options);
       try {
-        const inspection = await agent.inspect();
-        assert.equal(inspection[panel].status, "unavailable", `${panel} is unavailable`);
-        assert.equal(inspection[panel].reason?.code, "auth_required");
+        if (panel !== null) {
+          const inspection = await agent.inspect();
+          assert.equal(inspection[panel].status, "unavailable", `${panel} is unavailable`);
+          assert.equal(inspection[panel].reason?.code, "auth_required");
+        }
         await assert.rejects(agent.run(fixtures.textRun.prompt), isCode("auth_required"), "a run rejects with auth_required");
       } finally {
         await agent.close();
