@@ -67,6 +67,11 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const defaults = structuredClone({ ...options.defaults, onApproval: undefined, onUserInput: undefined });
   const handlers = { onApproval: options.defaults?.onApproval, onUserInput: options.defaults?.onUserInput };
   const redactor = createRedactor({ env: process.env });
+  /** The driver's own keys (its `env`, the provider key) are redacted like the host's environment. */
+  const registerDriverSecrets = () => {
+    for (const secret of driver.secrets?.() ?? []) if (typeof secret === "string") redactor.addSecret(secret);
+  };
+  registerDriverSecrets();
   const slot = new StandbySlot();
   const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();
   const activeInspections = new Set<AbortController>();
@@ -135,6 +140,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const coordinator = new PrepareCoordinator(slot, async (signal) => {
     assertOpen();
     driver.validateConfig();
+    registerDriverSecrets();
     const call = effective();
     driver.validatePolicy?.(call.policy);
     const signature = signatureFor(call);
@@ -167,6 +173,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
     checkCallOptions(call);
     driver.validateConfig();
+    registerDriverSecrets();
     const settings = effective(call);
     driver.validatePolicy?.(settings.policy);
     return startExecution(context, prompt, settings, call?.signal, hooks);
@@ -191,6 +198,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
       assertOpen();
       call.signal?.throwIfAborted();
       driver.validateConfig();
+      registerDriverSecrets();
       const controller = new AbortController();
       const stop = () => controller.abort(call.signal?.reason);
       call.signal?.addEventListener("abort", stop, { once: true });

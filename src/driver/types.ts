@@ -165,6 +165,12 @@ export interface Driver {
   validatePolicy?(policy: Policy): void;
   /** A stable identity of the captured config that changes how the provider behaves (executable, home, provider). */
   fingerprint?(): string;
+  /**
+   * Secret values in the captured config — the provider key named by `apiKeyEnv`, secret-looking
+   * entries of the child's `env`, header values. Core redacts them from every event, error,
+   * inspection and `Result.raw()`, registering them before every inspection, preparation and run.
+   */
+  secrets?(): string[];
   inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse>;
   prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse>;
   run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse>;

@@ -99,8 +99,31 @@ export function isSecretEnvName(name: string): boolean {
     n.includes("CREDENTIAL") ||
     n.includes("API_KEY") ||
     n.includes("SECRET") ||
+    n.includes("AUTHORIZATION") ||
+    n.endsWith("_AUTH") ||
     n.endsWith("_COOKIE")
   );
+}
+
+/**
+ * The values a driver hands a child that must be redacted: every variable of `env` whose name
+ * looks secret (see {@link isSecretEnvName}) and each variable named in `named` — a provider's
+ * `apiKeyEnv`, whatever its name — read from `env`, else from the host's environment.
+ */
+export function secretEnvValues(
+  env: Readonly<Record<string, string | undefined>> | undefined,
+  named: readonly (string | undefined)[] = [],
+): string[] {
+  const out = new Set<string>();
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (value !== undefined && value.length >= MIN_ENV_SECRET_LENGTH && isSecretEnvName(name)) out.add(value);
+  }
+  for (const name of named) {
+    if (name === undefined) continue;
+    const value = env !== undefined && Object.hasOwn(env, name) ? env[name] : process.env[name];
+    if (value !== undefined && value.length >= MIN_SECRET_LENGTH) out.add(value);
+  }
+  return [...out];
 }
 
 const SECRET_KEY_SUFFIXES = [

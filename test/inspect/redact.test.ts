@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 import { AdaptorError, ProtocolError } from "../../src/errors/index.js";
-import { createRedactor, isSecretEnvName, isSecretKey, REDACTED, redactText, redactValue } from "../../src/inspect/redact.js";
+import { createRedactor, isSecretEnvName, isSecretKey, REDACTED, redactText, redactValue, secretEnvValues } from "../../src/inspect/redact.js";
 
 // The process-wide redactor reads process.env on first use; test files run in separate processes.
 process.env.REDACT_TEST_SERVICE_API_KEY = "env-held-secret-value";
@@ -95,6 +95,22 @@ describe("createRedactor: registered and environment secrets", () => {
     }
     for (const name of ["PATH", "HOME", "LANG", "KEYBOARD", "TOKENIZERS_PARALLELISM", "TERM"]) {
       expect(isSecretEnvName(name), name).toBe(false);
+    }
+  });
+
+  it("treats authorization variables as secret (PROXY_AUTHORIZATION, GATEWAY_AUTH) but not AUTH_MODE-like settings", () => {
+    for (const name of ["PROXY_AUTHORIZATION", "GATEWAY_AUTH", "HTTP_AUTHORIZATION_HEADER"]) expect(isSecretEnvName(name), name).toBe(true);
+    for (const name of ["AUTH_MODE", "CODEX_AUTH_METHOD", "OAUTH_CLIENT_ID"]) expect(isSecretEnvName(name), name).toBe(false);
+  });
+
+  it("a driver's secret env values: secret-looking names and the provider key variable under any name", () => {
+    const key = "host-key-value-42";
+    process.env.AA_TEST_PROVIDER_VAR = key;
+    try {
+      const values = secretEnvValues({ SERVICE_TOKEN: "token-value-1", MODE: "verbose-mode", SHORT_TOKEN: "abc", LLM: "llm-key-value" }, ["LLM", "AA_TEST_PROVIDER_VAR", undefined]);
+      expect(values.sort()).toEqual([key, "llm-key-value", "token-value-1"].sort());
+    } finally {
+      delete process.env.AA_TEST_PROVIDER_VAR;
     }
   });
 

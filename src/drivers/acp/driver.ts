@@ -17,7 +17,7 @@ import type {
   StandbyHandle,
 } from "../../driver/types.js";
 import { AdaptorError, ProviderError } from "../../errors/index.js";
-import { createRedactor, type Redactor } from "../../inspect/redact.js";
+import { createRedactor, secretEnvValues, type Redactor } from "../../inspect/redact.js";
 import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
 import { allUnavailable, inspectConnection, TRANSPORT } from "./inspect.js";
@@ -125,6 +125,10 @@ class AcpDriverImpl implements AcpDriver {
 
   fingerprint(): string {
     return configFingerprint(this.#config);
+  }
+
+  secrets(): string[] {
+    return [...configSecrets(this.#config), ...secretEnvValues(this.#config.env)];
   }
 
   processes(): AcpProcessStats {

@@ -18,7 +18,7 @@ import type {
   StandbyHandle,
 } from "../../driver/types.js";
 import { AdaptorError, ProviderError } from "../../errors/index.js";
-import { createRedactor, type Redactor } from "../../inspect/redact.js";
+import { createRedactor, secretEnvValues, type Redactor } from "../../inspect/redact.js";
 import {
   CODEX_CONFIG_SCHEMA,
   configFingerprint,
@@ -154,6 +154,10 @@ class CodexDriverImpl implements CodexDriver {
 
   fingerprint(): string {
     return configFingerprint(this.#config, this.#executable?.path);
+  }
+
+  secrets(): string[] {
+    return [...configSecrets(this.#config), ...secretEnvValues(this.#config.env)];
   }
 
   processes(): CodexProcessStats {

@@ -4,6 +4,7 @@
  * reaping of every process on `close()`.
  */
 import type { Descriptor, Driver, InspectResponse, PrepareResponse } from "../../driver/types.js";
+import { secretEnvValues } from "../../inspect/redact.js";
 import { mcpProblems } from "./argv.js";
 import { configFingerprint, validateStreamJsonConfig, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";
@@ -44,6 +45,10 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
 
     fingerprint() {
       return configFingerprint(dialect.id, getLauncher().executable, captured);
+    },
+
+    secrets() {
+      return [...secretEnvValues(captured.env, [captured.provider?.apiKeyEnv]), ...(launcher?.secrets ?? [])];
     },
 
     inspect(request, signal) {
