@@ -1,5 +1,5 @@
 /**
- * The ACP driver against a fake agent built with the ACP SDK's agent side: the conformance kit,
+ * The ACP driver against a fake agent built with the ACP SDK's agent side: (the conformance kit runs in conformance.test.ts)
  * capability variations, malformed and schema-invalid frames, auth failures, a crash mid-prompt,
  * cancel races, permissions, model/effort readback, threads and watchdogs.
  */
@@ -16,7 +16,6 @@ import { AdaptorError, AuthRequiredError, ConfigError, RunFailedError } from "..
 import type { AgentEvent } from "../../../src/events/types.js";
 import { input } from "../../../src/input/index.js";
 import { loadDelayMs } from "../../../src/drivers/acp/run.js";
-import { runDriverConformance } from "../../../src/testing/conformance.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/fake-agent.mjs", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "acp-fake-"));
@@ -44,15 +43,6 @@ const terminals = (events: AgentEvent[]) => events.filter((e) => e.type === "run
 const notices = (events: AgentEvent[]) => events.filter((e): e is Extract<AgentEvent, { type: "notice" }> => e.type === "notice");
 
 describe("acp driver on a fake ACP agent", () => {
-  const conformanceWorkspace = workspace();
-  runDriverConformance(() => fake(), {
-    runner: { describe, it },
-    agentOptions: { workspace: conformanceWorkspace },
-    textRun: { prompt: "say hello", expectText: "Hello from the fake agent." },
-    cancellableRun: { prompt: "SLOW please" },
-    livePids: (driver) => (driver as AcpDriver).processes().live,
-  });
-
   it("inspects with initialize only: environment observed, auth/models/commands unsupported with reasons", async () => {
     const agent = createAgent(fake(), { workspace: workspace() });
     try {

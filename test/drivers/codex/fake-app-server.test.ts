@@ -1,7 +1,7 @@
 /**
  * The Codex driver against a fake `codex app-server` executable that speaks the real protocol
  * shapes (no "jsonrpc" field, `emittedAtMs`, server→client requests with their own ids): the
- * conformance kit, then the failure fixtures and the event mapping.
+ * failure fixtures and the event mapping (the conformance kit runs in conformance.test.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,13 +13,10 @@ import { codex, isCodexStandby, type CodexConfig, type CodexDriver, type CodexSt
 import { resolveExecutable } from "../../../src/drivers/codex/executable.js";
 import { AdaptorError, ConfigError, RunFailedError } from "../../../src/errors/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
-import { runDriverConformance } from "../../../src/testing/conformance.js";
 import { readFakeLog, runDirect, writeFakeCodex } from "./harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "codex-fake-"));
 const executable = writeFakeCodex(root);
-const conformanceWorkspace = join(root, "conformance-workspace");
-mkdirSync(conformanceWorkspace, { recursive: true });
 let n = 0;
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -53,15 +50,6 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
 }
 
 describe("codex driver on a fake app-server", () => {
-  runDriverConformance(() => codex({ executable, home: join(root, "conformance-home"), env: { FAKE_CODEX_LOG: join(root, "conformance.log") } }), {
-    runner: { describe, it },
-    agentOptions: { workspace: conformanceWorkspace },
-    textRun: { prompt: "say hello", expectText: "Hello from fake codex." },
-    cancellableRun: { prompt: "HANG until cancelled" },
-    livePids: (driver) => (driver as CodexDriver).processes().live,
-    timeoutMs: 30_000,
-  });
-
   describe("inspect", () => {
     it("maps every panel with evidence naming the transport, method and provider version", async () => {
       const { driver, workspace } = fake();
