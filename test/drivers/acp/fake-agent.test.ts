@@ -1,5 +1,5 @@
 /**
- * The ACP driver against a fake agent built with the ACP SDK's agent side: (the conformance kit runs in conformance.test.ts)
+ * The ACP driver against a fake agent built with the ACP SDK's agent side (the conformance kit runs in conformance.test.ts):
  * capability variations, malformed and schema-invalid frames, auth failures, a crash mid-prompt,
  * cancel races, permissions, model/effort readback, threads and watchdogs.
  */
