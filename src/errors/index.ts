@@ -81,6 +81,12 @@ export class ExecutableNotFoundError extends AdaptorError {
     if (options.install !== undefined) this.install = options.install;
   }
 
+  /** The failure without the path tried, for snapshots shown beyond the operator (inspection panels). */
+  get summary(): string {
+    const what = this.message.startsWith("executable not found") ? "the provider executable was not found" : "the provider executable could not be started";
+    return this.install === undefined ? what : `${what}; install it with: ${this.install}`;
+  }
+
   /**
    * `error` restated to name the path tried and how to install the provider; any other error is
    * returned unchanged. Drivers wrap their launch with it.

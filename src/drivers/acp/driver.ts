@@ -4,6 +4,7 @@
  * transient ones for `inspect()`, at most one unbound standby per `prepare()` (initialized and
  * authenticated, no session), and one per run, retired when the run ends.
  */
+import type { Policy } from "../../agent/options.js";
 import type {
   Descriptor,
   Driver,
@@ -15,14 +16,15 @@ import type {
   RunRequest,
   RunResponse,
   StandbyHandle,
+  StandbyUse,
 } from "../../driver/types.js";
 import { AdaptorError, ProviderError } from "../../errors/index.js";
 import { createRedactor, secretEnvValues, type Redactor } from "../../inspect/redact.js";
-import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
+import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
 import { allUnavailable, inspectConnection, TRANSPORT } from "./inspect.js";
 import { errorText } from "./json.js";
-import { runAcpTurn } from "./run.js";
+import { agentCaps, runAcpTurn } from "./run.js";
 
 /** Media types sent as ACP `image` blocks (when the agent advertises `promptCapabilities.image`). */
 export const ACP_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -62,6 +64,15 @@ class Standby implements AcpStandby {
 
   isAlive(): boolean {
     return this.#connection.alive;
+  }
+
+  /** Whether this (initialized) agent can bind the run's session: new, or by resume/load/fork as it advertised. */
+  serves(owner: object, use: StandbyUse, forkAllowed: boolean): boolean {
+    if (owner !== this.#owner) return false;
+    const thread = use.thread;
+    if (thread?.providerSessionId === undefined) return true;
+    const caps = agentCaps(this.#connection.init);
+    return thread.fork === true ? caps.fork && forkAllowed : caps.resume || caps.loadSession;
   }
 
   claim(owner: object): AcpConnection | undefined {
@@ -121,6 +132,10 @@ class AcpDriverImpl implements AcpDriver {
 
   validateConfig(): void {
     // Validated when the driver was created; nothing it holds can change.
+  }
+
+  validatePolicy(policy: Policy): void {
+    validateAcpPolicy(this.#config.preset.id, policy);
   }
 
   fingerprint(): string {
@@ -192,6 +207,14 @@ class AcpDriverImpl implements AcpDriver {
       signal.throwIfAborted();
     }
     return { inspection, process: "ready", standby: new Standby(connection, this) };
+  }
+
+  /**
+   * Sessions are bound by request (`session/new`, `session/resume`, `session/load`,
+   * `session/fork`), so an unbound agent serves a thread run when it advertised what the run needs.
+   */
+  canUseStandby(use: StandbyUse, standby: StandbyHandle): boolean {
+    return standby instanceof Standby && standby.serves(this, use, this.#config.preset.fork !== false);
   }
 
   run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {

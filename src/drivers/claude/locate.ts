@@ -6,6 +6,9 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
+export const CLAUDE_INSTALL = "npm install -g @anthropic-ai/claude-code";
+export const CLAUDE_LOGIN = "run `claude` and sign in with /login, or set ANTHROPIC_API_KEY";
+
 export function defaultClaudeExecutable(): string {
   const arch = process.arch === "x64" || process.arch === "arm64" ? process.arch : undefined;
   if (arch !== undefined) {

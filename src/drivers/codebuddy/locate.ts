@@ -9,6 +9,9 @@ import { dirname, join } from "node:path";
 const require = createRequire(import.meta.url);
 const CLI_PACKAGE = "@tencent-ai/codebuddy-code";
 
+export const CODEBUDDY_INSTALL = `npm install -g ${CLI_PACKAGE}`;
+export const CODEBUDDY_LOGIN = "run `codebuddy` and sign in with /login, or set CODEBUDDY_API_KEY";
+
 export function defaultCodebuddyExecutable(): string {
   try {
     // The package exports only its entry; the bundle sits beside it.

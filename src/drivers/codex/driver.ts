@@ -4,7 +4,7 @@
  * one unbound standby per `prepare()` (initialized, no thread), and one per run, retired when the
  * run ends.
  */
-import type { McpServerConfig } from "../../agent/options.js";
+import type { McpServerConfig, Policy } from "../../agent/options.js";
 import type {
   Descriptor,
   Driver,
@@ -16,20 +16,22 @@ import type {
   RunRequest,
   RunResponse,
   StandbyHandle,
+  StandbyUse,
 } from "../../driver/types.js";
-import { AdaptorError, ProviderError } from "../../errors/index.js";
+import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
 import { createRedactor, secretEnvValues, type Redactor } from "../../inspect/redact.js";
 import {
   CODEX_CONFIG_SCHEMA,
   configFingerprint,
   configSecrets,
   resolveCodexConfig,
+  validateCodexPolicy,
   type CodexConfig,
   type ResolvedCodexConfig,
 } from "./config.js";
 import { CodexConnection } from "./connection.js";
 import { stderrExcerpt } from "./errors.js";
-import { resolveExecutable, type ResolvedExecutable } from "./executable.js";
+import { CODEX_INSTALL, resolveExecutable, type ResolvedExecutable } from "./executable.js";
 import { allUnavailable, inspectConnection, TRANSPORT } from "./inspect.js";
 import type { ThreadListResponse } from "./protocol/v2/ThreadListResponse.js";
 import type { ThreadLoadedListResponse } from "./protocol/v2/ThreadLoadedListResponse.js";
@@ -152,6 +154,10 @@ class CodexDriverImpl implements CodexDriver {
     // The config was validated when the driver was created; nothing it holds can change.
   }
 
+  validatePolicy(policy: Policy): void {
+    validateCodexPolicy(policy);
+  }
+
   fingerprint(): string {
     return configFingerprint(this.#config, this.#executable?.path);
   }
@@ -178,6 +184,8 @@ class CodexDriverImpl implements CodexDriver {
         this.#live.set(c.pid, c);
         void c.exited.then(() => this.#live.delete(c.pid));
       },
+    }).catch((error: unknown) => {
+      throw ExecutableNotFoundError.explain(error, CODEX_INSTALL);
     });
     if (this.#closed) {
       await connection.close();
@@ -198,6 +206,7 @@ class CodexDriverImpl implements CodexDriver {
       connection = await this.#open(request.workspace, request.resources.mcp, signal);
     } catch (error) {
       signal.throwIfAborted();
+      if (error instanceof ExecutableNotFoundError) return { inspection: { ...allUnavailable("executable_not_found", error.summary), secrets } };
       if (AdaptorError.is(error) && error.code === "executable_not_found") {
         return { inspection: { ...allUnavailable("executable_not_found", error.message), secrets } };
       }
@@ -231,6 +240,11 @@ class CodexDriverImpl implements CodexDriver {
       signal.throwIfAborted();
     }
     return { inspection, process: "ready", standby: new Standby(connection, this) };
+  }
+
+  /** `codex app-server` starts, resumes or forks a thread by request, so its unbound process serves any run. */
+  canUseStandby(_use: StandbyUse, standby: StandbyHandle): boolean {
+    return standby instanceof Standby;
   }
 
   async run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {

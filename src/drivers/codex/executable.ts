@@ -7,6 +7,9 @@ import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync
 import { createRequire } from "node:module";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 
+/** How to install Codex, named when its executable is missing. */
+export const CODEX_INSTALL = "npm install -g @openai/codex";
+
 export interface ResolvedExecutable {
   /** Absolute path of what is spawned. */
   path: string;

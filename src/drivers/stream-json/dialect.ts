@@ -35,6 +35,10 @@ export interface StreamJsonDialect {
 
   /** The executable used when the config names none. */
   defaultExecutable(): string;
+  /** How to install the CLI, named when its executable is missing. */
+  readonly install: string;
+  /** How to sign in (login command or credential variable), named when the CLI reports no login. */
+  readonly login: string;
   /** A version read next to the executable when the protocol does not report one. */
   executableVersion?(executable: string): string | undefined;
 

@@ -6,7 +6,7 @@
 import type { Descriptor, Driver, InspectResponse, PrepareResponse } from "../../driver/types.js";
 import { secretEnvValues } from "../../inspect/redact.js";
 import { mcpProblems } from "./argv.js";
-import { configFingerprint, validateStreamJsonConfig, type StreamJsonDriverConfig } from "./config.js";
+import { configFingerprint, STREAM_JSON_CONFIG_SCHEMA, validateStreamJsonConfig, validateStreamJsonPolicy, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";
 import { inspectTransient, observeProcess, startFailure } from "./inspect.js";
 import { Launcher } from "./launcher.js";
@@ -34,6 +34,7 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
     transport: dialect.transport,
     inputs: structuredClone(dialect.inputs),
     features: { ...dialect.features },
+    configSchema: STREAM_JSON_CONFIG_SCHEMA,
   };
 
   const driver: StreamJsonDriver = {
@@ -41,6 +42,10 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
 
     validateConfig() {
       validateStreamJsonConfig(dialect.id, captured);
+    },
+
+    validatePolicy(policy) {
+      validateStreamJsonPolicy(dialect.id, policy);
     },
 
     fingerprint() {
@@ -89,6 +94,12 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
       } finally {
         if (!keep) await l.retire(proc, 1_000);
       }
+    },
+
+    canUseStandby(use, standby) {
+      // A session to resume or fork is chosen at spawn (`--resume`, `--fork-session`), so an
+      // unbound process serves only a run that opens a new session.
+      return standby instanceof StreamJsonStandby && use.thread?.providerSessionId === undefined;
     },
 
     run(request, sink, signal) {

@@ -29,7 +29,8 @@ export function resultFailure(
   const status = typeof result.api_error_status === "number" ? result.api_error_status : undefined;
   const code = known?.code ?? SUBTYPE_CODES[result.subtype] ?? (status === 529 ? "provider_overloaded" : status === 429 ? "rate_limited" : "provider_error");
   const retryable = known?.retryable ?? (status !== undefined && (status === 429 || status >= 500));
-  return new ProviderError(redact(truncate(text, 2_000)), { code, retryable, phase: "after_delivery" });
+  const message = redact(truncate(text, 2_000));
+  return new ProviderError(code === "auth_required" ? `${message} (${dialect.login})` : message, { code, retryable, phase: "after_delivery" });
 }
 
 function truncate(text: string, max: number): string {

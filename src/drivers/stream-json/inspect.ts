@@ -5,7 +5,7 @@
  */
 import type { InspectRequest, InspectResponse } from "../../driver/types.js";
 import type { Evidence } from "../../inspect/types.js";
-import { AdaptorError } from "../../errors/index.js";
+import { AdaptorError, ExecutableNotFoundError } from "../../errors/index.js";
 import type { Launcher } from "./launcher.js";
 import { allUnavailable, EvidenceClock, unavailable } from "./observe.js";
 import type { StreamJsonProcess } from "./process.js";
@@ -64,6 +64,7 @@ export async function inspectTransient(launcher: Launcher, request: InspectReque
 
 /** Every panel unavailable because the CLI could not be started. */
 export function startFailure(error: unknown): InspectResponse {
+  if (error instanceof ExecutableNotFoundError) return allUnavailable(error.code, error.summary);
   if (AdaptorError.is(error) && (error.code === "executable_not_found" || error.code === "config_invalid")) {
     return allUnavailable(error.code, error.message);
   }

@@ -5,6 +5,7 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ExecutableNotFoundError } from "../../errors/index.js";
 import { createRedactor, type Redactor } from "../../inspect/redact.js";
 import { buildArgs, commandFor, type LaunchSettings } from "./argv.js";
 import { providerKey, type StreamJsonDriverConfig } from "./config.js";
@@ -82,6 +83,8 @@ export class Launcher {
       env: this.childEnv(),
       inheritEnv: this.dialect.inheritEnv,
       redactor: this.redactor,
+    }).catch((error: unknown) => {
+      throw ExecutableNotFoundError.explain(error, this.dialect.install);
     });
     this.#live.add(proc);
     void proc.ended.then(() => this.#live.delete(proc));

@@ -221,7 +221,7 @@ describe("claude run(): failure fixtures", () => {
     const { agent } = agentFor({ env: { ANTHROPIC_API_KEY: undefined } });
     const error = await agent.run("[[auth]]").catch((e: unknown) => e);
     await agent.close();
-    expect(error).toMatchObject({ code: "auth_required", message: "Not logged in · Please run /login" });
+    expect(error).toMatchObject({ code: "auth_required", message: "Not logged in · Please run /login (run `claude` and sign in with /login, or set ANTHROPIC_API_KEY)" });
   });
 
   it("fails fast for a missing executable", async () => {
