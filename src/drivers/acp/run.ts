@@ -17,7 +17,6 @@
  * cancel, then fail the run with their code.
  */
 import { readFile } from "node:fs/promises";
-import { isAbsolute, relative, resolve as resolvePath } from "node:path";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -29,6 +28,7 @@ import { InputError } from "../../input/errors.js";
 import type { AcpLoadQuirks, AcpPresetTraits, ResolvedWatchdogs } from "./config.js";
 import type { AcpConnection } from "./connection.js";
 import { tokenUsage, UpdateMapper } from "./events.js";
+import { insideWorkspace, readablePath } from "./fs-bridge.js";
 import { arr, isObject, str, stderrExcerpt, type Json } from "./json.js";
 
 /** How long a cancelled run waits for the agent's answer before the process is retired. */
@@ -212,15 +212,6 @@ function findOption(options: unknown[], category: string, ids: string[]): Json |
   return list.find((o) => o.category === category) ?? list.find((o) => ids.includes(String(o.id)));
 }
 
-/** A file path from the agent, accepted only inside the workspace. */
-function insideWorkspace(workspace: string, path: unknown): string {
-  if (typeof path !== "string" || !isAbsolute(path)) throw Object.assign(new Error("the path must be absolute"), { code: -32602 });
-  const full = resolvePath(path);
-  const rel = relative(resolvePath(workspace), full);
-  if (rel.startsWith("..") || isAbsolute(rel)) throw Object.assign(new Error("the path is outside the workspace"), { code: -32602 });
-  return full;
-}
-
 /** Runs one turn. Resolves with the response; rejects with a typed error or the abort reason. */
 export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: AbortSignal, context: AcpRunContext): Promise<RunResponse> {
   signal.throwIfAborted();
@@ -332,7 +323,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
       }
     },
     onReadTextFile: async (params) => {
-      const file = insideWorkspace(request.workspace, params.path);
+      const file = readablePath(request.workspace, request.inputs, params.path);
       const text = await readFile(file, "utf8");
       const line = typeof params.line === "number" ? Math.max(1, params.line) : undefined;
       const limit = typeof params.limit === "number" ? params.limit : undefined;
