@@ -1,11 +1,14 @@
 /**
  * Memory stays bounded however much a provider writes: 400 MB of ordinary frames, or one 400 MB
  * line, through each reading path the drivers use (plain `readJsonLines` for stream-json, ACP and
- * the fake driver; `readJsonLines` with a stop signal inside `JsonRpcPeer` for Codex). Host RSS is
+ * the fake driver; `readJsonLines` with a stop signal inside `JsonRpcPeer` for Codex; the
+ * stream-json driver's process reader for Claude and CodeBuddy). Host RSS is
  * measured after a full collection, before and after the stream.
  */
 import { describe, expect, it } from "vitest";
 
+import { StreamJsonProcess } from "../../src/drivers/stream-json/process.js";
+import { createRedactor } from "../../src/inspect/redact.js";
 import { JsonRpcPeer, readJsonLines, spawnProcess, type ProcessHandle } from "../../src/process/index.js";
 
 const TOTAL_BYTES = 400 * 1000 * 1000;
@@ -81,6 +84,32 @@ describe("host memory under 400 MB of provider output", () => {
       await peer.done;
     });
     expect(notes).toBe(shape === "frames" ? FRAMES + 1 : 1);
+    expect(tooLarge).toBe(shape === "frames" ? 0 : 1);
+    expect(growth).toBeLessThan(MAX_GROWTH_BYTES);
+  });
+});
+
+describe("the stream-json driver's process reader (Claude, CodeBuddy)", () => {
+  it.each(SHAPES)("stays under 64 MiB of RSS growth for 400 MB of CLI output: %s", async (shape) => {
+    const before = rssAfterGc();
+    const proc = await StreamJsonProcess.start({
+      command: process.execPath,
+      args: ["-e", emitter(shape)],
+      cwd: process.cwd(),
+      env: {},
+      inheritEnv: [],
+      redactor: createRedactor({ env: {} }),
+    });
+    let messages = 0;
+    let tooLarge = 0;
+    await proc.attach((item) => {
+      if (item.kind === "message") messages++;
+      else if (item.code === "frame_too_large") tooLarge++;
+    });
+    await proc.ended;
+    await proc.stop();
+    const growth = rssAfterGc() - before;
+    expect(messages).toBe(shape === "frames" ? FRAMES + 1 : 1);
     expect(tooLarge).toBe(shape === "frames" ? 0 : 1);
     expect(growth).toBeLessThan(MAX_GROWTH_BYTES);
   });
