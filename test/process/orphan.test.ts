@@ -88,8 +88,12 @@ describe("a SIGKILLed host leaves no provider process", () => {
       setInterval(() => {}, 1000);
       `,
     );
-    expect(groupMembers([report.child]).sort()).toEqual([report.child, report.grandchild].sort());
-    expect(await survivorsAfterHostKill(host, [report.child])).toEqual([]);
+    try {
+      expect(groupMembers([report.child]).sort()).toEqual([report.child, report.grandchild].sort());
+      expect(await survivorsAfterHostKill(host, [report.child])).toEqual([]);
+    } finally {
+      host.kill("SIGKILL");
+    }
   });
 
   it("kills the fake driver's child mid-turn within 1 s", async () => {
@@ -109,9 +113,13 @@ describe("a SIGKILLed host leaves no provider process", () => {
       for await (const _ of agent.stream("hold the turn"));
       `,
     );
-    expect(report.pids.length).toBe(1);
-    expect(groupMembers(report.pids).length).toBeGreaterThan(0);
-    expect(await survivorsAfterHostKill(host, report.pids)).toEqual([]);
+    try {
+      expect(report.pids.length).toBe(1);
+      expect(groupMembers(report.pids).length).toBeGreaterThan(0);
+      expect(await survivorsAfterHostKill(host, report.pids)).toEqual([]);
+    } finally {
+      host.kill("SIGKILL");
+    }
   });
 });
 
