@@ -2,9 +2,12 @@
  * Codex failures as typed errors. A failed turn's `codexErrorInfo` becomes a stable code; a
  * process that dies is reported with a redacted, de-coloured excerpt of its stderr.
  */
-import { ProviderError, type DeliveryPhase } from "../../errors/index.js";
+import { AuthRequiredError, ProviderError, type DeliveryPhase } from "../../errors/index.js";
 import type { CodexErrorInfo } from "./protocol/v2/CodexErrorInfo.js";
 import type { TurnError } from "./protocol/v2/TurnError.js";
+
+/** How to sign Codex in, named when a turn fails for want of a login. */
+export const CODEX_LOGIN = "run `codex login`, or set CODEX_API_KEY";
 
 /** Longest stderr excerpt put into a message. */
 const EXCERPT_CHARS = 600;
@@ -27,7 +30,7 @@ const BY_NAME: Record<string, Mapped> = {
   usageLimitExceeded: { code: "usage_limit", retryable: false },
   sessionBudgetExceeded: { code: "usage_limit", retryable: false },
   rateLimitExceeded: { code: "rate_limited", retryable: true },
-  unauthorized: { code: "unauthorized", retryable: false },
+  unauthorized: { code: "auth_required", retryable: false },
   modelNotFound: { code: "model_not_found", retryable: false },
   httpConnectionFailed: { code: "provider_unreachable", retryable: true },
   responseStreamConnectionFailed: { code: "provider_unreachable", retryable: true },
@@ -64,17 +67,20 @@ function httpStatusOf(info: CodexErrorInfo | null | undefined): number | undefin
 /** Code and retryability of a failed turn. Unknown variants are `provider_error`. */
 export function mapErrorInfo(info: CodexErrorInfo | null | undefined): Mapped {
   const status = httpStatusOf(info);
-  if (status === 401 || status === 403) return { code: "unauthorized", retryable: false };
+  // 401 is a missing or rejected login; 403 is a login without the right to this resource.
+  if (status === 401) return { code: "auth_required", retryable: false };
+  if (status === 403) return { code: "unauthorized", retryable: false };
   if (status === 429) return { code: "rate_limited", retryable: true };
   const name = errorInfoName(info);
   return (name !== undefined ? BY_NAME[name] : undefined) ?? { code: "provider_error", retryable: false };
 }
 
-/** The error a failed turn becomes. */
-export function turnFailure(error: Partial<TurnError> | null | undefined, phase: DeliveryPhase): ProviderError {
+/** The error a failed turn becomes: a missing login is an `AuthRequiredError` naming how to sign in. */
+export function turnFailure(error: Partial<TurnError> | null | undefined, phase: DeliveryPhase): ProviderError | AuthRequiredError {
   const mapped = mapErrorInfo(error?.codexErrorInfo);
   const message = typeof error?.message === "string" && error.message !== "" ? error.message : "the Codex turn failed";
   const details = typeof error?.additionalDetails === "string" && error.additionalDetails !== "" ? ` (${error.additionalDetails})` : "";
+  if (mapped.code === "auth_required") return new AuthRequiredError(`codex: ${message}${details}`, { remedy: CODEX_LOGIN });
   return new ProviderError(`codex: ${message}${details}`, { code: mapped.code, retryable: mapped.retryable, phase });
 }
 

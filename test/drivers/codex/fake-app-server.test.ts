@@ -225,6 +225,22 @@ describe("codex driver on a fake app-server", () => {
   });
 
   describe("run", () => {
+    it("reports a turn refused for want of a login as auth_required, naming codex login and CODEX_API_KEY", async () => {
+      const { driver, workspace } = fake("needs-auth");
+      const agent = createAgent(driver, { workspace });
+      try {
+        const stream = agent.stream("say hello");
+        const events = await collect(stream);
+        const error = await stream.result.then(() => undefined, (e: unknown) => e);
+        expect(error).toBeInstanceOf(RunFailedError);
+        expect(error).toMatchObject({ code: "auth_required", retryable: false });
+        expect((error as Error).message).toContain("run `codex login`, or set CODEX_API_KEY");
+        expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "auth_required" } });
+      } finally {
+        await agent.close();
+      }
+    });
+
     it("maps messages, reasoning, plan, commands, file changes, usage and the thread binding", async () => {
       const { driver, workspace } = fake();
       const agent = createAgent(driver, { workspace });
@@ -305,7 +321,8 @@ describe("codex driver on a fake app-server", () => {
       try {
         const stream = agent.stream("MALFORMED frame ahead");
         const events = await collect(stream);
-        expect(events.find((e) => e.type === "notice" && e.code === "malformed_frame")).toBeDefined();
+        // A line that is not JSON is invalid_json on every driver.
+        expect(events.find((e) => e.type === "notice" && e.code === "invalid_json")).toBeDefined();
         expect((await stream.result).text).toBe("Hello from fake codex.");
       } finally {
         await agent.close();
