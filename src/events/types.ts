@@ -86,7 +86,8 @@ export interface EventPayloads {
   "question.requested": { requestId: string; questions: Question[] };
   "question.resolved": { requestId: string; answered: boolean };
   "usage.observed": { usage: Usage };
-  notice: { level: "info" | "warning"; code: string; message: string };
+  /** `count`: how many occurrences one notice stands for, when a flood was coalesced (malformed frames). */
+  notice: { level: "info" | "warning"; code: string; message: string; count?: number };
   "run.completed": { result: Result };
   "run.failed": { error: RunFailure };
   "run.cancelled": { reason?: string };

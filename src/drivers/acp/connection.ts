@@ -13,6 +13,7 @@
  * Requests and responses go through the SDK client (`client().onRequest(...).connect(stream)`).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../inspect/redact.js";
 import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
@@ -26,7 +27,8 @@ export interface AcpHandlers {
   onPermission(params: Json, signal: AbortSignal): Promise<unknown>;
   onReadTextFile?(params: Json): Promise<unknown>;
   onWriteTextFile?(params: Json): Promise<unknown>;
-  notice(level: "info" | "warning", code: string, message: string): Promise<void> | void;
+  /** `count`: how many occurrences the notice stands for, when a flood was coalesced. */
+  notice(level: "info" | "warning", code: string, message: string, count?: number): Promise<void> | void;
 }
 
 export interface OpenOptions {
@@ -65,7 +67,11 @@ export class AcpConnection {
   readonly #conn: acp.ClientConnection;
   #handlers: AcpHandlers | undefined;
   /** Notices raised while no run is bound (e.g. during initialize), flushed to the next run. */
-  readonly #pendingNotices: { level: "info" | "warning"; code: string; message: string }[] = [];
+  readonly #pendingNotices: { level: "info" | "warning"; code: string; message: string; count?: number }[] = [];
+  readonly #malformed = new MalformedFrameNotices(
+    (event) => (event.type === "notice" ? this.#notice(event.level, event.code, event.message, event.count) : undefined),
+    "the agent",
+  );
   /** Inbound request ids → method, to report the SDK refusing a schema-invalid one. */
   readonly #inboundRequests = new Map<string | number, string>();
   #init: Json | undefined;
@@ -98,7 +104,7 @@ export class AcpConnection {
             const line = next.value;
             if (line === undefined) continue;
             if (line.kind === "error") {
-              await this.#notice("warning", "malformed_frame", `the agent wrote a line that is not a JSON-RPC frame (${line.error.message})${line.excerpt ? `: ${line.excerpt}` : ""}`);
+              await this.#malformed.report(line.error.code, line.excerpt);
               continue;
             }
             const forward = await this.#inbound(line.value);
@@ -170,7 +176,7 @@ export class AcpConnection {
       const timeout = AbortSignal.timeout(config.startupTimeoutMs);
       const init = await connection.request("initialize", connection.initializeParams(), AbortSignal.any([signal, timeout]), "before_delivery").catch((error: unknown) => {
         if (timeout.aborted && !signal.aborted) {
-          throw new ProviderError(`the agent did not answer initialize within ${config.startupTimeoutMs} ms`, { code: "timeout", phase: "before_delivery" });
+          throw new ProviderError(`the agent did not answer initialize within ${config.startupTimeoutMs} ms`, { code: "timeout", retryable: true, phase: "before_delivery" });
         }
         throw error;
       });
@@ -227,20 +233,25 @@ export class AcpConnection {
   bind(handlers: AcpHandlers): () => void {
     this.#handlers = handlers;
     const pending = this.#pendingNotices.splice(0);
-    for (const n of pending) void Promise.resolve(handlers.notice(n.level, n.code, n.message)).catch(() => {});
+    for (const n of pending) void Promise.resolve(handlers.notice(n.level, n.code, n.message, n.count)).catch(() => {});
     return () => {
       if (this.#handlers === handlers) this.#handlers = undefined;
     };
   }
 
-  async #notice(level: "info" | "warning", code: string, message: string): Promise<void> {
+  /** Reports the malformed lines still being counted; a run calls it before it ends. */
+  flushMalformed(): Promise<void> {
+    return this.#malformed.flush();
+  }
+
+  async #notice(level: "info" | "warning", code: string, message: string, count?: number): Promise<void> {
     const handlers = this.#handlers;
     if (handlers === undefined) {
-      if (this.#pendingNotices.length < 50) this.#pendingNotices.push({ level, code, message });
+      if (this.#pendingNotices.length < 50) this.#pendingNotices.push({ level, code, message, ...(count !== undefined ? { count } : {}) });
       return;
     }
     try {
-      await handlers.notice(level, code, message);
+      await handlers.notice(level, code, message, count);
     } catch {
       // The run is ending; the notice has nowhere to go.
     }
@@ -249,7 +260,7 @@ export class AcpConnection {
   /** Routes one inbound frame; returns what the SDK should see, or undefined when handled here. */
   async #inbound(value: unknown): Promise<acp.AnyMessage | undefined> {
     if (!isObject(value)) {
-      await this.#notice("warning", "malformed_frame", "the agent sent a JSON value that is not a JSON-RPC object");
+      await this.#malformed.report("malformed_frame");
       return undefined;
     }
     const message: Json = value.jsonrpc === "2.0" ? value : { ...value, jsonrpc: "2.0" };
@@ -278,7 +289,7 @@ export class AcpConnection {
       if (typeof id === "string" || typeof id === "number") this.#inboundRequests.set(id, method);
     }
     if (method === undefined && !hasId) {
-      await this.#notice("warning", "malformed_frame", "the agent sent a JSON object that is neither a request, a response nor a notification");
+      await this.#malformed.report("malformed_frame");
       return undefined;
     }
     return message as unknown as acp.AnyMessage;

@@ -279,7 +279,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
       lastActivity = Date.now();
       await mapper.handle(params);
     },
-    notice: (level, code, message) => emit({ type: "notice", level, code, message, provenance: { provider: "acp" } }),
+    notice: (level, code, message, count) => emit({ type: "notice", level, code, message, ...(count !== undefined ? { count } : {}), provenance: { provider: "acp" } }),
     onPermission: async (params) => {
       const cancelled = { outcome: { outcome: "cancelled" } };
       if (cancelling || signal.aborted) return cancelled;
@@ -550,6 +550,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     if (usage !== undefined) response.usage = usage;
     const tail = stderrExcerpt(connection.process.stderrTail(), 4000);
     if (tail !== "") response.stderrTail = tail;
+    await connection.flushMalformed();
     if (stopReason === "cancelled") {
       await emit({ type: "run.cancelled", reason: "the agent ended the turn as cancelled" });
       return response;
@@ -565,6 +566,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     return response;
   } catch (error) {
     await mapper.finish().catch(() => undefined);
+    await connection.flushMalformed().catch(() => undefined);
     await chain;
     if (signal.aborted && !terminalEmitted) throw abortedReason(signal);
     throw error;

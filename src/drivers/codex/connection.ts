@@ -142,7 +142,7 @@ export class CodexConnection {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new ProviderError("codex app-server did not answer initialize in time", { code: "timeout", phase: "before_delivery" })),
+        () => reject(new ProviderError("codex app-server did not answer initialize in time", { code: "timeout", retryable: true, phase: "before_delivery" })),
         HANDSHAKE_TIMEOUT_MS,
       );
     });

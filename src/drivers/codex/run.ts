@@ -10,6 +10,7 @@
  * twice: once `turn/start` may have been written, every failure is reported with phase
  * `after_delivery` and nothing is replayed.
  */
+import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
 import { JsonRpcError } from "../../process/index.js";
@@ -133,6 +134,7 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
     return next;
   };
   const mapper = new TurnMapper(emit);
+  const malformed = new MalformedFrameNotices(emit, "codex app-server");
   /** Server requests (approvals, questions) still being answered by the host. */
   const pendingRequests = new Set<Promise<void>>();
 
@@ -162,9 +164,11 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
       return answer;
     },
     onProtocolError: (error, excerpt) => {
-      void mapper
-        .notice("warning", "malformed_frame", `codex sent a malformed frame (${error.message})${excerpt ? `: ${excerpt}` : ""}`)
-        .catch(() => {});
+      // A failure with a cause is ours (a handler, the read itself), not an unreadable line.
+      const reported = error.cause === undefined
+        ? malformed.report(error.code, excerpt)
+        : mapper.notice("warning", "protocol_error", `codex app-server: ${error.message}`);
+      void reported.catch(() => {});
     },
   });
 
@@ -309,11 +313,13 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
       }
       ended = late;
     }
+    await malformed.flush();
     await chain;
     if (emitFailure !== undefined) throw emitFailure;
     return await finish(ended, request, mapper, connection, emit, threadEcho);
   } catch (error) {
     await mapper.closeOpenItems().catch(() => undefined);
+    await malformed.flush().catch(() => undefined);
     await chain;
     if (signal.aborted && !terminalEmitted) throw abortedReason(signal);
     throw error;

@@ -7,6 +7,7 @@
  * turn's outcome: it is announced at once, and a later cancel only retires the process. Every
  * item the turn started and never finished is closed before the terminal.
  */
+import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
 import { mcpProblems } from "./argv.js";
@@ -59,6 +60,7 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
 
   const redact = (text: string) => launcher.redactor.redactText(text);
   const mapper = new TurnMapper(sink, dialect.id, redact);
+  const malformed = new MalformedFrameNotices((event) => sink.emit(event), dialect.name);
   const broker = new PermissionBroker({ dialect, process: proc, request, mapper, redact });
   let outcome: RunResponse | undefined;
   let failure: unknown;
@@ -77,7 +79,7 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
       // The turn is over: what the CLI says while it retires is no event of the run.
       if (completion !== undefined) return;
       if (item.kind === "malformed") {
-        await sink.emit({ type: "notice", level: "warning", code: item.code, message: `the CLI wrote an unreadable line: ${item.message}` });
+        await malformed.report(item.code);
         return;
       }
       const message = item.message;
@@ -86,6 +88,7 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
       const completes = message.type === "result" && !interrupting;
       await mapper.handle(message);
       if (completes) {
+        await malformed.flush();
         completion = complete(launcher, proc, mapper, sink);
         await completion.catch(() => undefined);
       }
@@ -106,10 +109,12 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
       throw signal.reason;
     }
     if (mapper.result !== undefined) await finished;
+    if (completion === undefined) await malformed.flush();
     outcome = await (completion ?? complete(launcher, proc, mapper, sink));
   } catch (error) {
     failure = error;
     await mapper.closeOpenItems().catch(() => undefined);
+    await malformed.flush().catch(() => undefined);
   } finally {
     broker.close();
     // Whatever the CLI still writes (state changes after the result) no longer belongs to the run.

@@ -4,7 +4,7 @@
 // | malformed-commands | unknown-mcp-status.
 // Turn behaviour is chosen by markers in the prompt: [[think]] [[write]] [[bash]] [[todo]] [[ask]]
 // [[mcp]] [[task]] [[slow]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]]
-// [[leak]].
+// [[leak]] [[malformed-flood]].
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -288,6 +288,12 @@ async function turn(message) {
     return;
   }
   if (prompt.includes("[[malformed]]")) process.stdout.write("this line is not json\n");
+  if (prompt.includes("[[malformed-flood]]")) {
+    // A flood of unreadable lines: 200 that are not JSON, one not UTF-8, one JSON but no message.
+    for (let i = 0; i < 200; i++) process.stdout.write("{not json\n");
+    process.stdout.write(Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]));
+    process.stdout.write("42\n");
+  }
   if (prompt.includes("[[exit-mid-turn]]")) {
     await streamText("partial answer");
     process.stderr.write("fatal: the fake CLI crashed mid-turn\n");
