@@ -249,6 +249,37 @@ describe("a store failing during a run", () => {
     }
   });
 
+  it("fails the run with the store's code when recording the provider session is locked out, never provider_error", async () => {
+    const path = join(fresh(), "threads.db");
+    const store = sqliteThreadStore(path, { busyTimeoutMs: 50 });
+    const db = new (await import("better-sqlite3")).default(path);
+    const driver = fakeDriver({
+      threads: false,
+      script: {
+        steps: [
+          { approve: { requestId: "r1", kind: "command" as const, summary: "go", options: [] } },
+          { emit: { type: "thread.bound", providerSessionId: "session-1" } },
+        ],
+        text: "done",
+      },
+    });
+    const onApproval = async () => {
+      db.exec("BEGIN IMMEDIATE");
+      return { decision: "allow" as const };
+    };
+    const agent = createAgent(driver, { threadStore: store, defaults: { onApproval } });
+    try {
+      const thread = await agent.startThread();
+      const error = await thread.run("go").catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "store_busy", retryable: true });
+    } finally {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      db.close();
+      await agent.close();
+      await store.close();
+    }
+  });
+
   it("a host store's untyped failure is store_failed, never provider_error", async () => {
     const inner = memoryThreadStore();
     let broken = false;
