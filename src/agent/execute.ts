@@ -3,7 +3,6 @@
  * Thread — starts here. It stamps `run.started`, calls the driver with a checked sink, routes
  * approvals and questions, and publishes exactly one terminal event, last.
  */
-import { startupDeadline } from "./startup-deadline.js";
 import { randomUUID } from "node:crypto";
 import type { Descriptor, Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
 import {
@@ -23,11 +22,13 @@ import {
 import { RunTimeline } from "../events/timeline.js";
 import type { ApprovalDecision, DriverEvent, RunFailure } from "../events/types.js";
 import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
-import type { Redactor } from "../inspect/redact.js";
+import { withPlaceholders, type Redactor } from "../inspect/redact.js";
 import { InputError, type InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
 import type { ApprovalRequest, CallOptions, EventBufferOptions, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "./options.js";
 import type { Result } from "./result.js";
+import { startupDeadline } from "./startup-deadline.js";
+import { inputPathPlaceholders } from "./input-paths.js";
 import { raceAbort } from "./prepare.js";
 import { RunStreamImpl, type RunStream } from "./run-stream.js";
 
@@ -124,7 +125,9 @@ async function runToTerminal(
   cancelReason: () => string | undefined,
   thread: ThreadRunHooks | undefined,
 ): Promise<Result> {
-  const { driver, driverId, redactor } = context;
+  const { driver, driverId } = context;
+  /** The agent's redactor; once the run's input copies exist, it also hides their paths. */
+  let redactor: Redactor = context.redactor;
   const startedAt = Date.now();
   const signal = controller.signal;
   let delivered = false;
@@ -245,6 +248,7 @@ async function runToTerminal(
         ...(context.inputs.limits ? { limits: context.inputs.limits } : {}),
         ...(context.inputs.onDiagnostic ? { onDiagnostic: context.inputs.onDiagnostic } : {}),
       });
+      redactor = withPlaceholders(context.redactor, await inputPathPlaceholders(materialized.inputs));
     }
     if (thread) {
       // Lease and checkpoint validation come before any process is claimed or launched.
@@ -309,12 +313,13 @@ async function runToTerminal(
   const fail = async (failure: RunFailure, cause?: unknown): Promise<never> => {
     const safe = { ...failure, message: redactor.redactText(failure.message) };
     await timeline.finish({ type: "run.failed", error: safe });
-    throw new RunFailedError(safe, partial(failure), { cause });
+    // Only redacted text along the whole cause chain: logging an error prints its causes.
+    throw new RunFailedError(safe, partial(failure), { cause: cause === undefined ? undefined : redactor.redactValue(cause) });
   };
   /** A run that could not start rejects with its own error, stamped with the run id and phase. */
   const refuse = async (error: AdaptorError): Promise<never> => {
     await timeline.finish({ type: "run.failed", error: { ...failureOf(error, "before_delivery"), message: redactor.redactText(error.message) } });
-    throw markRunRefusal(error, timeline.runId);
+    throw markRunRefusal(redactor.redactValue(error), timeline.runId);
   };
 
   // A driver that announced run.completed had the provider's final answer: a cancel arriving

@@ -230,6 +230,26 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
 }
 
+/**
+ * `base`, with each literal of `placeholders` (a run-scoped value that is not a secret, such as
+ * the path of a run's input copy) first replaced by its placeholder. Longest literal first, so a
+ * path wins over its directory; JSON-escaped occurrences are replaced too. `addSecret` goes to `base`.
+ */
+export function withPlaceholders(base: Redactor, placeholders: ReadonlyMap<string, string>): Redactor {
+  const entries = [...placeholders].filter(([literal]) => literal.length >= MIN_SECRET_LENGTH).sort(([a], [b]) => b.length - a.length);
+  const pattern = entries.length === 0 ? undefined : new RegExp(entries.map(([literal]) => `(${literalPattern(literal)})`).join("|"), "g");
+  const redactText = (s: string): string => {
+    if (typeof s !== "string" || s.length === 0) return s;
+    const replaced = pattern === undefined ? s : s.replace(pattern, (...groups: unknown[]) => entries[groups.slice(1, entries.length + 1).findIndex((g) => g !== undefined)]![1]);
+    return base.redactText(replaced);
+  };
+  return {
+    addSecret: (value: string) => base.addSecret(value),
+    redactText,
+    redactValue: <T>(v: T): T => copyRedacted(v, redactText, new WeakMap()) as T,
+  };
+}
+
 /** The replacement for a value stored under a secret-looking key; booleans and null reveal nothing. */
 function maskSecretValue(v: unknown): unknown {
   if (v === null || v === undefined || typeof v === "boolean" || v === "") return v;

@@ -36,7 +36,6 @@ function modelOfLastPrompt(): string | undefined {
 const KNOWN_FAILING = new Map<string, string>([
   ["reports a method the provider does not know as unsupported", "an advertised auth/status answering method-not-found is reported as provider_error"],
   ["reports a malformed provider answer as malformed_response", "an auth/status result that is not an object is observed as signed out"],
-  ["never shows a secret from the driver's env or config", "RunFailedError keeps the driver's unredacted ProviderError as its cause"],
 ]);
 const runner = {
   describe,

@@ -39,7 +39,6 @@ function modelOfLastTurn(): string | undefined {
  * them visible: the test turns red as soon as the defect is fixed; then delete its entry here.
  */
 const KNOWN_FAILING = new Map<string, string>([
-  ["never shows a secret from the driver's env or config", "RunFailedError keeps the driver's unredacted ProviderError as its cause"],
 ]);
 const runner = {
   describe,
