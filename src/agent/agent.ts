@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Driver, InspectRequest, StandbyHandle, StandbyUse } from "../driver/types.js";
 import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
 import { mapInspection } from "../inspect/map.js";
-import { createRedactor } from "../inspect/redact.js";
+import { createRedactor, isSecretKey, secretEnvValues } from "../inspect/redact.js";
 import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js";
 import { resolveInputLimits } from "../input/limits.js";
 import { sweepStaleInputDirectoriesOnce } from "../input/stale.js";
@@ -71,6 +71,13 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const registerDriverSecrets = () => {
     for (const secret of driver.secrets?.() ?? []) if (typeof secret === "string") redactor.addSecret(secret);
   };
+  // So are the MCP servers' secret-looking env values and credential headers.
+  for (const server of resources.mcp) {
+    const values = "command" in server
+      ? secretEnvValues(server.env)
+      : Object.entries(server.headers ?? {}).filter(([name]) => isSecretKey(name)).map(([, value]) => value);
+    for (const value of values) redactor.addSecret(value);
+  }
   registerDriverSecrets();
   const slot = new StandbySlot();
   const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();

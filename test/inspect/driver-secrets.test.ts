@@ -16,6 +16,7 @@ import { acp } from "../../src/drivers/acp/index.js";
 import { codexAcp, gemini } from "../../src/drivers/acp/presets.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
+import { fakeDriver } from "../../src/testing/index.js";
 import { writeFakeCodex } from "../drivers/codex/harness.js";
 import { installFakeCli, type FakeCli } from "../drivers/fake-cli/install.js";
 
@@ -130,5 +131,35 @@ describe("no key in any event: stream-json", () => {
     const { seen, failed } = await observe(driver, "[[leak]]");
     expect(failed).toBe(true);
     expect(seen).not.toContain(CANARY);
+  });
+});
+
+describe("no key in any event: MCP servers", () => {
+  it("an MCP server's secret env value and credential header echoed by the provider are redacted", async () => {
+    const header = "hdr-canary-5b1e7a";
+    const driver = fakeDriver({
+      script: {
+        steps: [{ emit: { type: "notice", level: "warning", code: "mcp_failed", message: `mcp start failed: ${CANARY} / ${header}` } }],
+        text: "ok",
+      },
+    });
+    const agent = createAgent(driver, {
+      mcp: [
+        { name: "gh", command: "gh-mcp", env: { GITHUB_TOKEN: CANARY } },
+        { name: "remote", url: "http://127.0.0.1:9/mcp", headers: { Authorization: header, Accept: "application/json" } },
+      ],
+    });
+    try {
+      const events: AgentEvent[] = [];
+      const stream = agent.stream("go");
+      for await (const event of stream) events.push(event);
+      await stream.result;
+      const seen = JSON.stringify(events);
+      expect(seen).not.toContain(CANARY);
+      expect(seen).not.toContain(header);
+      expect(seen).toContain("mcp start failed");
+    } finally {
+      await agent.close();
+    }
   });
 });
