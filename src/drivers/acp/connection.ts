@@ -16,9 +16,17 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../inspect/redact.js";
-import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import type { ResolvedAcpConfig } from "./config.js";
 import { errorText, isObject, stderrExcerpt, type Json } from "./json.js";
+
+/**
+ * How long a closed connection waits for the agent's exit before calling it a protocol failure:
+ * an agent that closed its output but stays alive is stopped by the process layer
+ * (OUTPUT_CLOSED_EXIT_MS, then the same again before SIGKILL), so it reports provider_exited as
+ * on every other driver.
+ */
+const CLOSED_OUTPUT_EXIT_WAIT_MS = 2 * OUTPUT_CLOSED_EXIT_MS + 500;
 
 /** What the run currently bound to the connection handles. */
 export interface AcpHandlers {
@@ -344,7 +352,7 @@ export class AcpConnection {
           // Not an answer from the agent: the connection closed. A dying process explains it.
           const exited = await Promise.race([
             this.process.exited.then(() => true),
-            new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000).unref()),
+            new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSED_OUTPUT_EXIT_WAIT_MS).unref()),
           ]);
           if (exited) {
             await this.process.stop();
