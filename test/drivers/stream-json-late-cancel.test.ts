@@ -1,16 +1,16 @@
 /**
  * Issue #11 on the stream-json drivers (Claude Code, CodeBuddy) against the fake CLI: a `result`
- * read before a cancel is the run's outcome (item 1); and the turn mapper closes every item an
- * interrupted turn started (item 7; the fake CLI, like the real one, finishes its own blocks).
+ * read before a cancel is the run's outcome (item 1), and an interrupted turn closes every item it
+ * started before the terminal, also a block the CLI never finished (item 7).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codebuddy } from "../../src/drivers/codebuddy/index.js";
 import { TurnMapper } from "../../src/drivers/stream-json/turn.js";
-import type { DriverEvent } from "../../src/events/types.js";
+import type { AgentEvent, DriverEvent } from "../../src/events/types.js";
 import { installFakeCli } from "./fake-cli/install.js";
-import { expectCompletedDespiteLateCancel, LATE_CANCELS, streamWithLateCancel } from "./late-cancel.js";
+import { expectCompletedDespiteLateCancel, expectEveryItemClosed, LATE_CANCELS, streamWithLateCancel } from "./late-cancel.js";
 
 const dialects = [
   { name: "claude" as const, make: claude, keyEnv: "ANTHROPIC_API_KEY" },
@@ -36,6 +36,25 @@ for (const dialect of dialects) {
         await close();
         expect(made.livePids()).toEqual([]);
       });
+    }
+  });
+
+  it(`${dialect.name}: a block the interrupted CLI never finishes gets message.completed with its text so far`, async () => {
+    const agent = createAgent(driver(), { workspace: fake.workspace });
+    try {
+      const stream = agent.stream("[[slow]] [[unfinished]]");
+      const events: AgentEvent[] = [];
+      for await (const event of stream) {
+        events.push(event);
+        if (event.type === "message.delta" && events.filter((e) => e.type === "message.delta").length === 3) stream.cancel("stop");
+      }
+      expect(events.at(-1)?.type).toBe("run.cancelled");
+      expectEveryItemClosed(events);
+      const streamed = events.filter((e) => e.type === "message.delta" && e.itemId === (events.find((d) => d.type === "message.delta") as { itemId: string }).itemId);
+      const closing = events.find((e) => e.type === "message.completed" && e.itemId === (streamed[0] as { itemId: string }).itemId);
+      expect(closing).toMatchObject({ text: streamed.map((e) => (e as { text: string }).text).join("") });
+    } finally {
+      await agent.close();
     }
   });
 }

@@ -3,7 +3,7 @@
 // Scenario (env FAKE_CLI_SCENARIO): normal | exit-before-init | auth-missing | empty-commands | hang-init
 // | malformed-commands | unknown-mcp-status.
 // Turn behaviour is chosen by markers in the prompt: [[think]] [[write]] [[bash]] [[todo]] [[ask]]
-// [[mcp]] [[task]] [[slow]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]]
+// [[mcp]] [[task]] [[slow]] [[unfinished]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]]
 // [[leak]] [[malformed-flood]].
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -321,12 +321,14 @@ async function turn(message) {
       await sleep(25);
     }
     if (interrupted) {
+      // [[unfinished]]: the interrupted block never gets its complete assistant message.
+      const finished = !prompt.includes("[[unfinished]]");
       if (claude) {
-        out({ type: "assistant", message: { id, role: "assistant", model, content: [{ type: "text", text: sent }] }, aborted: true, parent_tool_use_id: null, ...base() });
+        if (finished) out({ type: "assistant", message: { id, role: "assistant", model, content: [{ type: "text", text: sent }] }, aborted: true, parent_tool_use_id: null, ...base() });
         out({ type: "user", message: { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] }, parent_tool_use_id: null, ...base() });
         result("", { subtype: "error_during_execution", is_error: true, terminal_reason: "aborted_streaming", errors: ["[ede_diagnostic] aborted"] });
       } else {
-        out({ type: "assistant", message: { id, role: "assistant", model, content: [{ type: "text", text: sent }] }, parent_tool_use_id: null, ...base() });
+        if (finished) out({ type: "assistant", message: { id, role: "assistant", model, content: [{ type: "text", text: sent }] }, parent_tool_use_id: null, ...base() });
         out({ type: "assistant", message: { id: randomUUID(), role: "assistant", model, content: [{ type: "text", text: "Interrupted by user" }] }, parent_tool_use_id: null, ...base() });
         result("");
       }
