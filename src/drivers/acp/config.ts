@@ -10,6 +10,7 @@ import type { JsonSchema, Policy } from "../../agent/options.js";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
 import type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
 import { ConfigError } from "../../errors/index.js";
+import { isSecretEnvName, MIN_SECRET_LENGTH } from "../../inspect/redact.js";
 
 /** Where an agent reports token usage (research: five agents, five places). */
 export type AcpUsageSource =
@@ -272,8 +273,10 @@ export function configFingerprint(config: ResolvedAcpConfig): string {
 /** Values in the config that must never appear in events, results or errors. */
 export function configSecrets(config: ResolvedAcpConfig): string[] {
   const out: string[] = [];
+  // The shared rule for secret names, not any name containing AUTH: `X_AUTH_STATUS=malformed` is
+  // no key, and registering it would blank that word wherever it appears (even in reason codes).
   for (const [name, value] of Object.entries(config.env)) {
-    if (value !== undefined && value.length >= 4 && /KEY|TOKEN|SECRET|PASSWORD|AUTH/i.test(name)) out.push(value);
+    if (value !== undefined && value.length >= MIN_SECRET_LENGTH && isSecretEnvName(name)) out.push(value);
   }
   return out;
 }

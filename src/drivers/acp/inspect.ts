@@ -5,6 +5,7 @@
  * session's config options), never a static list and never a conversation made to learn them.
  */
 import type { InspectResponse } from "../../driver/types.js";
+import { AdaptorError } from "../../errors/index.js";
 import type { AuthMethodInfo, AuthReport, EnvironmentReport, Evidence, Observation, ProviderCapabilities } from "../../inspect/types.js";
 import type { AcpConnection } from "./connection.js";
 import { arr, errorText, isObject, str, type Json } from "./json.js";
@@ -25,6 +26,9 @@ function record(method: string, startedAt: number, durationMs: number | undefine
 
 const unsupported = <T>(code: string, message: string): Observation<T> => ({ status: "unsupported", reason: { code, message }, evidence: [] });
 const unavailable = <T>(code: string, message: string): Observation<T> => ({ status: "unavailable", reason: { code, message }, evidence: [] });
+
+/** What a malformed answer was, without its content (it may hold anything). */
+const describe = (value: unknown): string => (value === null || value === undefined ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`);
 
 /** Every panel unavailable for one reason (the agent could not be started or initialized). */
 export function allUnavailable(code: string, message: string): InspectResponse {
@@ -99,15 +103,22 @@ export async function inspectConnection(connection: AcpConnection, executablePat
     const started = performance.now();
     try {
       const answer = await connection.request("auth/status", {}, signal, "before_delivery");
-      const a = isObject(answer) ? answer : {};
-      const signedIn = a.authenticated === true || a.signedIn === true || a.status === "authenticated";
-      const report: AuthReport = { signedIn };
-      const methodId = str(a.methodId) ?? str(a.method);
-      if (methodId !== undefined) report.method = methodId;
-      auth = { status: "observed", value: report, evidence: [record("auth/status", started, undefined, version, "account")] };
+      const evidence = [record("auth/status", started, undefined, version, "account")];
+      if (!isObject(answer)) {
+        // Reading a non-object as "signed out" would report an observation the agent never made.
+        auth = { status: "unavailable", reason: { code: "malformed_response", message: `auth/status answered ${describe(answer)}, not an object` }, evidence };
+      } else {
+        const signedIn = answer.authenticated === true || answer.signedIn === true || answer.status === "authenticated";
+        const report: AuthReport = { signedIn };
+        const methodId = str(answer.methodId) ?? str(answer.method);
+        if (methodId !== undefined) report.method = methodId;
+        auth = { status: "observed", value: report, evidence };
+      }
     } catch (error) {
       signal.throwIfAborted();
-      auth = { status: "unavailable", reason: { code: "provider_error", message: `auth/status failed: ${errorText(error)}` }, evidence: [] };
+      auth = AdaptorError.is(error) && error.code === "method_unsupported"
+        ? unsupported("method_unsupported", "the agent advertises auth/status but does not implement it (method not found)")
+        : unavailable("provider_error", `auth/status failed: ${errorText(error)}`);
     }
   } else {
     auth = unsupported(

@@ -29,22 +29,9 @@ function modelOfLastPrompt(): string | undefined {
   return (JSON.parse(lines.at(-1)!) as { model?: string }).model;
 }
 
-/**
- * Checks this driver fails today, each with the defect behind it (issue #11). `it.fails` keeps
- * them visible: the test turns red as soon as the defect is fixed; then delete its entry here.
- */
-const KNOWN_FAILING = new Map<string, string>([
-  ["reports a method the provider does not know as unsupported", "an advertised auth/status answering method-not-found is reported as provider_error"],
-  ["reports a malformed provider answer as malformed_response", "an auth/status result that is not an object is observed as signed out"],
-]);
-const runner = {
-  describe,
-  it: (name: string, body: () => Promise<void>, timeout?: number) => (KNOWN_FAILING.has(name) ? it.fails : it)(name, body, timeout),
-};
-
 describe("acp driver on a fake ACP agent: conformance", () => {
   runDriverConformance(() => fake(), {
-    runner,
+    runner: { describe, it },
     agentOptions: { workspace },
     textRun: { prompt: "say hello", expectText: "Hello from the fake agent." },
     cancellableRun: { prompt: "SLOW please" },

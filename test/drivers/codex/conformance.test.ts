@@ -34,20 +34,9 @@ function modelOfLastTurn(): string | undefined {
   return override === undefined ? undefined : (JSON.parse(override.slice("model=".length)) as string);
 }
 
-/**
- * Checks this driver fails today, each with the defect behind it (issue #11). `it.fails` keeps
- * them visible: the test turns red as soon as the defect is fixed; then delete its entry here.
- */
-const KNOWN_FAILING = new Map<string, string>([
-]);
-const runner = {
-  describe,
-  it: (name: string, body: () => Promise<void>, timeout?: number) => (KNOWN_FAILING.has(name) ? it.fails : it)(name, body, timeout),
-};
-
 describe("codex driver on a fake app-server: conformance", () => {
   runDriverConformance(() => fake(), {
-    runner,
+    runner: { describe, it },
     agentOptions: { workspace },
     textRun: { prompt: "say hello", expectText: "Hello from fake codex." },
     cancellableRun: { prompt: "HANG until cancelled" },
