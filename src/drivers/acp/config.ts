@@ -48,6 +48,10 @@ export interface AcpPresetTraits {
   eofExitMs?: number;
   /** Agent text chunks that are diagnostics, not the model's answer (dropped with a notice). */
   diagnosticText?: readonly RegExp[];
+  /** How to install the agent (e.g. `npm install -g @google/gemini-cli`), named when its executable is missing. */
+  install?: string;
+  /** How to sign the agent in (login command or credential variable), named when it reports a missing login. */
+  login?: string;
 }
 
 /** Session-loading quirks of a known agent; set by the presets only (not part of the public traits). */
@@ -136,6 +140,8 @@ const acpConfigSchema = z.strictObject({
       phantomTurnAfterCancel: z.boolean().optional(),
       eofExitMs: z.number().min(0).optional(),
       diagnosticText: z.array(z.instanceof(RegExp)).optional(),
+      install: nonEmptyString.optional(),
+      login: nonEmptyString.optional(),
       loadAfterCreationMinute: z.boolean().optional(),
       replayTrailsLoad: z.boolean().optional(),
     } satisfies Record<keyof (AcpPresetTraits & AcpLoadQuirks), z.ZodType>)

@@ -54,13 +54,12 @@ const CLIENT_NAME = "agent-adaptor";
 const CLIENT_VERSION = "0.1.0";
 
 /** A JSON-RPC error from the agent, as a typed error. */
-export function rpcFailure(method: string, error: unknown, phase: "before_delivery" | "after_delivery"): AdaptorError {
+export function rpcFailure(method: string, error: unknown, phase: "before_delivery" | "after_delivery", login?: string): AdaptorError {
   if (AdaptorError.is(error)) return error;
   const code = isObject(error) && typeof error.code === "number" ? error.code : undefined;
   const message = errorText(error);
   if (code === -32000 || /auth(entication)? required|not (logged|signed) in|api key is missing/i.test(message)) {
-    const err = new AuthRequiredError(`the agent requires authentication (${method}: ${message})`);
-    return err;
+    return new AuthRequiredError(`the agent requires authentication (${method}: ${message})`, login === undefined ? {} : { remedy: login });
   }
   return new ProviderError(`the agent refused ${method}: ${message}`, {
     code: code === -32601 ? "method_unsupported" : "provider_error",
@@ -196,7 +195,7 @@ export class AcpConnection {
         if (config.auth.meta !== undefined) params._meta = config.auth.meta;
         await connection.request("authenticate", params, AbortSignal.any([signal, AbortSignal.timeout(config.startupTimeoutMs)]), "before_delivery").catch((error: unknown) => {
           if (AdaptorError.is(error) && error.code === "auth_required") throw error;
-          throw new AuthRequiredError(`authenticate (${config.auth!.methodId}) failed: ${errorText(error)}`);
+          throw new AuthRequiredError(`authenticate (${config.auth!.methodId}) failed: ${errorText(error)}`, config.preset.login === undefined ? {} : { remedy: config.preset.login });
         });
       }
       return connection;
@@ -359,7 +358,7 @@ export class AcpConnection {
             throw this.exitError(`during ${method}`, phase);
           }
         }
-        throw rpcFailure(method, outcome.error, phase);
+        throw rpcFailure(method, outcome.error, phase, this.config.preset.login);
       }
       return outcome.value;
     } finally {

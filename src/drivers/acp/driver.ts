@@ -18,7 +18,7 @@ import type {
   StandbyHandle,
   StandbyUse,
 } from "../../driver/types.js";
-import { AdaptorError, ProviderError } from "../../errors/index.js";
+import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
 import { createRedactor, secretEnvValues, type Redactor } from "../../inspect/redact.js";
 import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
@@ -163,6 +163,9 @@ class AcpDriverImpl implements AcpDriver {
         this.#live.set(c.pid, c);
         void c.exited.then(() => this.#live.delete(c.pid));
       },
+    }).catch((error: unknown) => {
+      const install = this.#config.preset.install;
+      throw install === undefined ? error : ExecutableNotFoundError.explain(error, install);
     });
     if (this.#closed) {
       await connection.close();
@@ -180,7 +183,9 @@ class AcpDriverImpl implements AcpDriver {
       signal.throwIfAborted();
       if (AdaptorError.is(error) && (error.code === "config_invalid" || error.code === "driver_closed")) throw error;
       const code = AdaptorError.is(error) && ["executable_not_found", "auth_required", "timeout"].includes(error.code) ? error.code : "provider_error";
-      return { inspection: { ...allUnavailable(code, this.#redactor.redactText(errorText(error))), secrets } };
+      // Without the path tried: a snapshot may be shown beyond the operator.
+      const message = error instanceof ExecutableNotFoundError ? error.summary : errorText(error);
+      return { inspection: { ...allUnavailable(code, this.#redactor.redactText(message)), secrets } };
     }
     try {
       const panels = await inspectConnection(connection, this.#config.command, signal);

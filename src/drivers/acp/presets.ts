@@ -136,6 +136,8 @@ export function gemini(options: AcpPresetOptions = {}): AcpDriver {
   return build(options, nodeEntry("@google/gemini-cli", ["bundle", "gemini.js"], "gemini"), args, env, {
     id: "gemini",
     name: "Gemini CLI (ACP)",
+    install: "npm install -g @google/gemini-cli",
+    login: "run `gemini` and choose a sign-in method with /auth, or set GEMINI_API_KEY",
     usage: ["meta_quota", "prompt_response"],
     fork: false,
     loadAfterCreationMinute: true,
@@ -161,6 +163,8 @@ export function qwen(options: AcpPresetOptions = {}): AcpDriver {
   return build(options, nodeEntry("@qwen-code/qwen-code", ["cli.js"], "qwen"), ["--acp"], env, {
     id: "qwen",
     name: "Qwen Code (ACP)",
+    install: "npm install -g @qwen-code/qwen-code",
+    login: "run `qwen` and sign in with /auth, or set OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL",
     usage: ["chunk_meta", "prompt_response"],
     fork: false,
   });
@@ -192,6 +196,8 @@ export function copilot(options: AcpPresetOptions = {}): AcpDriver {
   return build(options, launch, ["--acp"], env, {
     id: "copilot",
     name: "GitHub Copilot CLI (ACP)",
+    install: "npm install -g @github/copilot",
+    login: "run `copilot` and sign in with /login, or set GH_TOKEN or GITHUB_TOKEN",
     usage: ["prompt_response", "usage_update"],
     fork: false,
   });
@@ -244,6 +250,8 @@ export function codexAcp(options: AcpPresetOptions = {}): AcpDriver {
   return build(options, launch, args, env, {
     id: "codex-acp",
     name: "Codex (codex-acp)",
+    install: "npm install -g @zed-industries/codex-acp",
+    login: "run `codex login`, or set OPENAI_API_KEY or CODEX_API_KEY",
     eofExitMs: 0,
     usage: ["usage_update", "prompt_response"],
     fork: false,
@@ -270,6 +278,8 @@ export function claudeAcp(options: AcpPresetOptions = {}): AcpDriver {
   return build(options, nodeEntry("@zed-industries/claude-agent-acp", ["dist", "index.js"], "claude-agent-acp"), [], env, {
     id: "claude-acp",
     name: "Claude Code (claude-agent-acp)",
+    install: "npm install -g @zed-industries/claude-agent-acp",
+    login: "run `claude` and sign in with /login, or set ANTHROPIC_API_KEY",
     usage: ["prompt_response", "usage_update"],
     fork: true,
     phantomTurnAfterCancel: true,
@@ -287,6 +297,8 @@ export function cursor(options: AcpPresetOptions = {}): AcpDriver {
   return build(options, { command: "agent", args: [] }, ["acp"], {}, {
     id: "cursor",
     name: "Cursor (agent acp)",
+    install: "curl https://cursor.com/install -fsS | bash",
+    login: "run `agent login`, or set CURSOR_API_KEY",
     usage: [],
     fork: false,
   });
