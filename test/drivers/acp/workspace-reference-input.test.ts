@@ -45,6 +45,10 @@ describeRealCli("gemini", () => {
           .map((p) => (p.type === "text" ? p.text : ""))
           .join("\n");
         expect(sent).toContain(CONTENT);
+        // Gemini names the run's input copy in its permission request: events show a placeholder.
+        const visible = JSON.stringify(events);
+        expect(visible).toContain("<input:notes.txt>");
+        expect(visible).not.toContain("agent-adaptor-inputs-");
       } finally {
         await agent.close();
       }
