@@ -96,7 +96,8 @@ describe("backpressure and process reclamation with a real child", () => {
     const agent = createAgent(driver);
     expect((await agent.prepare()).process).toBe("ready");
     const [standbyPid] = driver.probe.livePids();
-    expect(standbyPid).toBeDefined();
+    expect(driver.probe.livePids()).toHaveLength(1);
+    expect(alive(standbyPid!)).toBe(true);
     expect((await agent.run("x")).text).toBe("ok");
     expect(driver.probe.standbysUsed).toBe(1);
     expect(driver.probe.startedPids()).toEqual([standbyPid]);

@@ -40,9 +40,11 @@ describe("option scopes", () => {
     expect(() => createAgent({} as never)).toThrow(expect.objectContaining({ code: "config_invalid" }));
   });
 
-  it("the types reject construction-only options per call", () => {
+  it("the types reject construction-only options per call, and so does a run at runtime", async () => {
     // @ts-expect-error workspace is construction-only
     const options: CallOptions = { workspace: "/repo" };
-    expect(options).toBeDefined();
+    const agent = createAgent(fakeDriver());
+    expect(() => agent.stream("x", options)).toThrow(expect.objectContaining({ code: "option_scope", message: expect.stringContaining("workspace") }));
+    await agent.close();
   });
 });

@@ -6,7 +6,9 @@ import { contentMatchesMediaType, isMediaTypePattern, mediaTypeFitsKind } from "
 describe("media types", () => {
   it("normalizes type/subtype and refuses anything else", () => {
     expect(normalizeMediaType(" Image/PNG ")).toBe("image/png");
-    expect(normalizeMediaType("application/vnd.openxmlformats-officedocument.wordprocessingml.document")).toBeDefined();
+    expect(normalizeMediaType("application/vnd.openxmlformats-officedocument.wordprocessingml.document")).toBe(
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    );
     for (const bad of ["image", "image/", "/png", "image/png; q=1", "image/*", "ima ge/png", "", "a/b/c"]) expect(normalizeMediaType(bad), bad).toBeUndefined();
   });
 

@@ -82,7 +82,7 @@ describe("sqliteThreadStore", () => {
       other.exec("ROLLBACK");
       other.close();
     }
-    expect(await store.acquireLease("t", "a", 1000)).toBeDefined();
+    expect(await store.acquireLease("t", "a", 1000)).toEqual({ owner: "a", expiresAt: expect.any(Number) });
     await store.close();
     await expect(store.get("t")).rejects.toMatchObject({ code: "store_closed" });
   });
