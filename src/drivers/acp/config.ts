@@ -52,6 +52,11 @@ export interface AcpPresetTraits {
   install?: string;
   /** How to sign the agent in (login command or credential variable), named when it reports a missing login. */
   login?: string;
+  /**
+   * Arguments added only when a process is started for `inspect()`, so that inspecting starts no
+   * side process such as the user's own MCP servers (Gemini CLI starts them at launch).
+   */
+  inspectArgs?: readonly string[];
 }
 
 /** Session-loading quirks of a known agent; set by the presets only (not part of the public traits). */
@@ -142,6 +147,7 @@ const acpConfigSchema = z.strictObject({
       diagnosticText: z.array(z.instanceof(RegExp)).optional(),
       install: nonEmptyString.optional(),
       login: nonEmptyString.optional(),
+      inspectArgs: z.array(z.string()).optional(),
       loadAfterCreationMinute: z.boolean().optional(),
       replayTrailsLoad: z.boolean().optional(),
     } satisfies Record<keyof (AcpPresetTraits & AcpLoadQuirks), z.ZodType>)

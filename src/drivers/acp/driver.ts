@@ -152,8 +152,10 @@ class AcpDriverImpl implements AcpDriver {
 
   async #open(cwd: string, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
     if (this.#closed) throw new ProviderError("acp: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
+    const inspectArgs = this.#config.preset.inspectArgs;
+    const config = authenticate || inspectArgs === undefined ? this.#config : { ...this.#config, args: [...(this.#config.args ?? []), ...inspectArgs] };
     const connection = await AcpConnection.open({
-      config: this.#config,
+      config,
       cwd,
       redactor: this.#redactor,
       signal,

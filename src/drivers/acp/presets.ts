@@ -140,6 +140,9 @@ export function gemini(options: AcpPresetOptions = {}): AcpDriver {
     login: "run `gemini` and choose a sign-in method with /auth, or set GEMINI_API_KEY",
     usage: ["meta_quota", "prompt_response"],
     fork: false,
+    // Gemini CLI starts the MCP servers of the user's settings at launch; an allow-list naming no
+    // real server keeps an inspection free of them.
+    inspectArgs: ["--allowed-mcp-server-names", "agent-adaptor-inspect-allows-none"],
     loadAfterCreationMinute: true,
     replayTrailsLoad: true,
   });
