@@ -241,6 +241,12 @@ async function runInProcess(script: FakeRunScript, request: RunRequest, sink: Ev
 async function runInChild(child: ProcessHandle, script: FakeRunScript, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string> {
   const stop = () => void child.stop();
   signal.addEventListener("abort", stop, { once: true });
+  // Cancelled while the child was starting: that abort event has fired already.
+  if (signal.aborted) stop();
+  // A child that dies while the run waits on it (for a cancel, while retiring) ends the wait too.
+  const childGone = new AbortController();
+  void child.exited.then((status) => childGone.abort(new ProviderError(`the fake provider exited with code ${status.code ?? status.signal}`, { retryable: false })));
+  const waitEnds = AbortSignal.any([signal, childGone.signal]);
   let text = new TextAccumulator();
   let done = false;
   const state: RunState = { completed: false };
@@ -258,7 +264,7 @@ async function runInChild(child: ProcessHandle, script: FakeRunScript, request: 
         const accepted = sink.emit(message.event);
         if (accepted) await accepted;
       } else if (message.control) {
-        await controlStep(message.control, request, sink, signal, state);
+        await controlStep(message.control, request, sink, waitEnds, state);
       } else if (message.done) {
         done = true;
       }
