@@ -46,8 +46,11 @@ export class RunStreamImpl implements RunStream {
     if (this.#iterated) throw new TypeError("a run stream can be iterated only once");
     this.#iterated = true;
     const timeline = this.#timeline;
+    /** The consumer stopped reading: the terminal the cancel produces is not read after that. */
+    let returned = false;
     return {
       next: () => {
+        if (returned) return Promise.resolve({ done: true, value: undefined });
         const queued = timeline.buffer.tryShift();
         if (queued !== undefined) return Promise.resolve({ done: false, value: queued });
         return timeline.buffer.shift().then((event) =>
@@ -55,6 +58,7 @@ export class RunStreamImpl implements RunStream {
         );
       },
       return: async () => {
+        returned = true;
         if (!timeline.ended) this.#cancel("the consumer stopped reading");
         timeline.discard();
         await this.#settled;
