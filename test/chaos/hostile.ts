@@ -39,6 +39,8 @@ export interface HostileOptions {
   keyEnv: string;
   /** File the wrapper writes its pid (its process group) to. */
   pidFile: string;
+  /** Frames `bulk_frames` writes (default {@link BULK_FRAMES}). */
+  bulkFrames?: number;
 }
 
 /** Writes the hostile executable into `dir` and returns its path. */
@@ -62,7 +64,7 @@ const hostile = {
   garbage() { for (let i = 0; i < 50; i++) out("\\u0001garbage {[ not json " + i + "\\n"); },
   invalid_utf8() { out(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a])); },
   huge_frame() { out('{"huge":"' + "x".repeat(${HUGE_FRAME_BYTES}) + '"}\\n'); },
-  bulk_frames() { const pad = "y".repeat(1000); let batch = ""; for (let i = 0; i < ${BULK_FRAMES}; i++) { batch += '{"bulk":' + i + ',"pad":"' + pad + '"}\\n'; if (batch.length > 65536) { out(batch); batch = ""; } } out(batch); },
+  bulk_frames() { const pad = "y".repeat(1000); let batch = ""; for (let i = 0; i < (o.bulkFrames ?? ${BULK_FRAMES}); i++) { batch += '{"bulk":' + i + ',"pad":"' + pad + '"}\\n'; if (batch.length > 65536) { out(batch); batch = ""; } } out(batch); },
   partial_line_exit() { out('{"id":1,"result":{"partial'); child.kill("SIGKILL"); process.exit(0); },
   exit_1() { err("fatal: the provider gave up\\n"); process.exit(1); },
   closed_stdout() { closeSync(1); state = "closed"; child.stdout.resume(); idle(); },
