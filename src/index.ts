@@ -81,8 +81,10 @@ export type { Usage } from "./events/usage.js";
 export { USAGE_KEYS } from "./events/usage.js";
 
 export type {
+  AuthMethodInfo,
   AuthReport,
   ConfigurationReport,
+  ConfigurationSettings,
   DriverInfo,
   EffortInfo,
   EnvironmentReport,
@@ -98,6 +100,7 @@ export type {
   PanelName,
   PrepareReport,
   ProfileSnapshot,
+  ProviderCapabilities,
   QuotaReport,
   QuotaWindow,
   ReasonCode,
