@@ -86,6 +86,10 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const ownsStore = options.threadStore === undefined;
   const store = options.threadStore ?? memoryThreadStore();
 
+  /** A driver's error may quote a key; the caller's own abort reason is handed back as it was. */
+  const redactedUnlessReason = (error: unknown, signal: AbortSignal | undefined): unknown =>
+    signal?.aborted && error === signal.reason ? error : redactor.redactValue(error);
+
   const assertOpen = () => {
     if (closing) throw new AgentClosedError();
   };
@@ -214,6 +218,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
         const response = await raceAbort(driver.inspect(inspectRequest(), controller.signal), call.signal);
         assertOpen();
         return mapInspection(info, response, redactor);
+      } catch (error) {
+        throw redactedUnlessReason(error, call.signal);
       } finally {
         activeInspections.delete(controller);
         call.signal?.removeEventListener("abort", stop);
@@ -222,7 +228,9 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
 
     async prepare(call = {}) {
       assertOpen();
-      return coordinator.prepare(call.signal);
+      return coordinator.prepare(call.signal).catch((error: unknown) => {
+        throw redactedUnlessReason(error, call.signal);
+      });
     },
 
     stream(prompt, call) {

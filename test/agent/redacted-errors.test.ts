@@ -38,6 +38,22 @@ describe("errors core hands the host carry only redacted text along their cause 
     }
   });
 
+  it("inspect() and prepare() reject a driver's failure quoting the key with a redacted copy", async () => {
+    const base = fakeDriver();
+    const failing = async (): Promise<never> => {
+      throw new ProviderError(`the key ${SECRET} was rejected`, { cause: new Error(`handshake with ${SECRET} failed`) });
+    };
+    const driver: Driver = { ...base, secrets: () => [SECRET], inspect: failing, prepare: failing };
+    await using agent = createAgent(driver);
+    for (const verb of [() => agent.inspect(), () => agent.prepare()]) {
+      const error = await verb().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ code: "provider_error", message: "the key [REDACTED] was rejected" });
+      expect(((error as Error).cause as Error).message).toBe("handshake with [REDACTED] failed");
+      expect(printed(error)).not.toContain(SECRET);
+    }
+  });
+
   it("a run refused before delivery rejects with its own class, its text and causes redacted", async () => {
     const base = fakeDriver();
     const driver: Driver = {
