@@ -39,13 +39,10 @@ export type {
   InputSourceStream,
 } from "./input/index.js";
 export type { Result, RawRecord } from "./agent/result.js";
+export type { AgentOptions, CallDefaults, CallOptions, EventBufferOptions } from "./agent/options.js";
 export type {
-  AgentOptions,
   ApprovalHandler,
   ApprovalRequest,
-  CallDefaults,
-  CallOptions,
-  EventBufferOptions,
   InputLimits,
   InstructionBundle,
   JsonSchema,
@@ -56,7 +53,7 @@ export type {
   UserInputAnswer,
   UserInputHandler,
   UserInputRequest,
-} from "./agent/options.js";
+} from "./driver/vocabulary.js";
 
 export type {
   AgentEvent,

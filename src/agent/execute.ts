@@ -25,7 +25,8 @@ import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js"
 import { withPlaceholders, type Redactor } from "../inspect/redact.js";
 import { InputError, type InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
-import type { ApprovalRequest, CallOptions, EventBufferOptions, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "./options.js";
+import type { CallOptions, EventBufferOptions } from "./options.js";
+import type { ApprovalRequest, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "../driver/vocabulary.js";
 import type { Result } from "./result.js";
 import { startupDeadline } from "./startup-deadline.js";
 import { inputPathPlaceholders } from "./input-paths.js";

@@ -6,7 +6,8 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { ThreadStore } from "../thread/store.js";
 import type { InputDiagnosticHandler } from "../input/errors.js";
-import type { AgentOptions, ApprovalHandler, CallDefaults, CallOptions, Policy, UserInputHandler } from "./options.js";
+import type { AgentOptions, CallDefaults, CallOptions } from "./options.js";
+import type { ApprovalHandler, Policy, UserInputHandler } from "../driver/vocabulary.js";
 import { functionOf, httpUrl, jsonObject, nonEmptyString, stringRecord } from "./validate-schema.js";
 
 const SANDBOX_MODES = { "read-only": true, "workspace-write": true, "full-access": true } satisfies Record<NonNullable<Policy["sandbox"]>, true>;

@@ -3,7 +3,7 @@
  * config at construction and is the only code that speaks a provider protocol. Core validates
  * everything a driver returns or emits and turns violations into `DriverContractError`.
  */
-import type { ApprovalRequest, JsonSchema, McpServerConfig, Policy, SkillRef, ToolDeclaration, UserInputAnswer, UserInputRequest } from "../agent/options.js";
+import type { ApprovalRequest, JsonSchema, McpServerConfig, Policy, SkillRef, ToolDeclaration, UserInputAnswer, UserInputRequest } from "../driver/vocabulary.js";
 import type { ApprovalDecision, DriverEvent } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
 import type { Inspection } from "../inspect/types.js";

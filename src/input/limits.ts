@@ -4,7 +4,7 @@
  * "unlimited". A driver's undefined limit means "unknown" and leaves the host's limit in force.
  */
 import type { InputKindCapability } from "../driver/types.js";
-import type { InputLimits } from "../agent/options.js";
+import type { InputLimits } from "../driver/vocabulary.js";
 import { InputError } from "./errors.js";
 
 const MiB = 1024 * 1024;

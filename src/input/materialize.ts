@@ -17,7 +17,7 @@
 import { constants } from "node:fs";
 import { chmod, mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import type { InputLimits } from "../agent/options.js";
+import type { InputLimits } from "../driver/vocabulary.js";
 import type { Descriptor, ResolvedInput } from "../driver/types.js";
 import { copyFromFile, copyFromStream, Meter } from "./copy.js";
 import { diagnosticCause, InputError, inputFailure, reportDiagnostic, type InputDiagnosticHandler } from "./errors.js";

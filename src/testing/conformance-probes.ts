@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { McpServerConfig } from "../agent/options.js";
+import type { McpServerConfig } from "../driver/vocabulary.js";
 import type { Driver } from "../driver/types.js";
 import { AdaptorError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";

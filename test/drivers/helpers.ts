@@ -2,7 +2,7 @@
 import type { ApprovalDecision, DriverEvent } from "../../src/events/types.js";
 import type { AgentEvent } from "../../src/events/types.js";
 import type { Driver, ResolvedInput, RunRequest, RunResponse } from "../../src/driver/types.js";
-import type { ApprovalRequest, UserInputAnswer, UserInputRequest } from "../../src/agent/options.js";
+import type { ApprovalRequest, UserInputAnswer, UserInputRequest } from "../../src/driver/vocabulary.js";
 import { assertDriverEvent } from "../../src/events/validate.js";
 
 export async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {

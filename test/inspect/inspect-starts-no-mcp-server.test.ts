@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 import { createAgent } from "../../src/agent/agent.js";
-import type { McpServerConfig } from "../../src/agent/options.js";
+import type { McpServerConfig } from "../../src/driver/vocabulary.js";
 import type { Driver } from "../../src/driver/types.js";
 import { claudeAcp, codexAcp, copilot, gemini, type AcpDriver } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import type { JsonSchema, Policy } from "../../agent/options.js";
+import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
 import type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
 import { ConfigError } from "../../errors/index.js";

@@ -4,7 +4,7 @@
  * transient ones for `inspect()`, at most one unbound standby per `prepare()` (initialized and
  * authenticated, no session), and one per run, retired when the run ends.
  */
-import type { Policy } from "../../agent/options.js";
+import type { Policy } from "../../driver/vocabulary.js";
 import type {
   Descriptor,
   Driver,

@@ -20,7 +20,7 @@ import { readFile } from "node:fs/promises";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ApprovalRequest } from "../../agent/options.js";
+import type { ApprovalRequest } from "../../driver/vocabulary.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { FeatureUnsupportedError, ProviderError } from "../../errors/index.js";
 import type { ApprovalDecision, ApprovalOption, DriverEvent } from "../../events/types.js";

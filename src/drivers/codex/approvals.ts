@@ -5,7 +5,7 @@
  * Approvals go through `RunRequest.approve()` — core routes them to the host's handler or, without
  * one, to the policy's default (deny) — and the decision is answered in Codex's vocabulary.
  */
-import type { ApprovalRequest, UserInputAnswer } from "../../agent/options.js";
+import type { ApprovalRequest, UserInputAnswer } from "../../driver/vocabulary.js";
 import type { RunRequest } from "../../driver/types.js";
 import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
 import { JsonRpcError } from "../../process/index.js";

@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { tmpdir } from "node:os";
 
 import { z } from "zod";
-import type { JsonSchema, McpServerConfig, Policy } from "../../agent/options.js";
+import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
 import { canonicalJson } from "../../agent/signature.js";
 import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow, stringRecord } from "../../agent/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";

@@ -7,7 +7,7 @@
 import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 
-import type { McpServerConfig } from "../../agent/options.js";
+import type { McpServerConfig } from "../../driver/vocabulary.js";
 import { AdaptorError, ProviderError, type ProtocolError } from "../../errors/index.js";
 import type { Redactor } from "../../inspect/redact.js";
 import { JsonRpcError, JsonRpcPeer, spawnProcess, type ProcessExit, type ProcessHandle } from "../../process/index.js";

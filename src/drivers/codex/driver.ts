@@ -4,7 +4,7 @@
  * one unbound standby per `prepare()` (initialized, no thread), and one per run, retired when the
  * run ends.
  */
-import type { McpServerConfig, Policy } from "../../agent/options.js";
+import type { McpServerConfig, Policy } from "../../driver/vocabulary.js";
 import type {
   Descriptor,
   Driver,

@@ -14,7 +14,7 @@ import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
 import { JsonRpcError } from "../../process/index.js";
-import type { Policy } from "../../agent/options.js";
+import type { Policy } from "../../driver/vocabulary.js";
 import type { DriverEvent } from "../../events/types.js";
 import { answerServerRequest } from "./approvals.js";
 import type { ClientMethod, ClientParams, CodexConnection } from "./connection.js";

@@ -2,7 +2,7 @@
  * The command line of one CLI process. Credentials never appear here: they travel in the child's
  * environment only.
  */
-import type { McpServerConfig, Policy } from "../../agent/options.js";
+import type { McpServerConfig, Policy } from "../../driver/vocabulary.js";
 import type { StreamJsonDriverConfig } from "./config.js";
 import type { PermissionMode, StreamJsonDialect } from "./dialect.js";
 

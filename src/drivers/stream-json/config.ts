@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import type { JsonSchema, Policy } from "../../agent/options.js";
+import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
 

@@ -6,7 +6,7 @@
  * declined question declines the batch. Decisions are awaited off the read loop, so a pending
  * approval never stops the driver from reading (or interrupting).
  */
-import type { ApprovalRequest, UserInputAnswer } from "../../agent/options.js";
+import type { ApprovalRequest, UserInputAnswer } from "../../driver/vocabulary.js";
 import type { RunRequest } from "../../driver/types.js";
 import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
 import type { StreamJsonDialect } from "./dialect.js";

@@ -2,7 +2,7 @@
  * The fake driver's script: what one run does, step by step. JSON-serializable, so the same
  * script can run in-process or inside a real child process.
  */
-import type { ApprovalRequest, UserInputRequest } from "../../agent/options.js";
+import type { ApprovalRequest, UserInputRequest } from "../../driver/vocabulary.js";
 import type { DriverEvent } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 
