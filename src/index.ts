@@ -107,13 +107,12 @@ export type {
 export { PANEL_NAMES } from "./inspect/types.js";
 export { allUnavailable, observed, unavailable, unsupported } from "./driver/observations.js";
 
+export type { DeliveryMode, InputKind } from "./input/kinds.js";
 export type {
-  DeliveryMode,
   Descriptor,
   Driver,
   EventSink,
   FeatureSupport,
-  InputKind,
   InputKindCapability,
   InspectRequest,
   InspectResponse,

@@ -7,9 +7,7 @@ import type { ApprovalRequest, JsonSchema, McpServerConfig, Policy, SkillRef, To
 import type { ApprovalDecision, DriverEvent } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
 import type { Inspection } from "../inspect/types.js";
-
-export type InputKind = "image" | "file" | "audio";
-export type DeliveryMode = "native" | "workspace_reference";
+import type { DeliveryMode, InputKind } from "../input/kinds.js";
 
 /** Static input capability of a driver for one kind. Empty `modes` = unsupported. */
 export interface InputKindCapability {

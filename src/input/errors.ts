@@ -6,7 +6,7 @@
  * diagnostic hook ({@link InputDiagnostic}).
  */
 import { AdaptorError } from "../errors/index.js";
-import type { InputKind } from "../driver/types.js";
+import type { InputKind } from "./kinds.js";
 
 /** Stable codes of {@link InputError}. */
 export type InputErrorCode =

@@ -6,7 +6,7 @@
  * Media types are essences only (`type/subtype`, lower-cased); parameters such as `; charset=`
  * are refused, so what a driver receives is exactly what it matched.
  */
-import type { InputKind } from "../driver/types.js";
+import type { InputKind } from "./kinds.js";
 
 // RFC 6838 restricted-name: a letter or digit, then up to 126 of these.
 const NAME = "[a-z0-9][a-z0-9!#$&^_.+-]{0,126}";

@@ -7,7 +7,8 @@
  * declared. `requireMode` narrows the choice to that one mode; when the driver does not declare
  * it the input fails with `input_mode_unsupported`.
  */
-import type { DeliveryMode, Descriptor, InputKindCapability } from "../driver/types.js";
+import type { Descriptor, InputKindCapability } from "../driver/types.js";
+import type { DeliveryMode } from "./kinds.js";
 import { InputError, type InputErrorDetails } from "./errors.js";
 import { driverMaxCount, effectiveMaxBytes, type EffectiveLimit, type ResolvedInputLimits } from "./limits.js";
 import { mediaTypeMatches } from "./media-type.js";

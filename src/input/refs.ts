@@ -11,13 +11,10 @@ import { inspect } from "node:util";
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import type { DeliveryMode, InputKind } from "../driver/types.js";
+import { DELIVERY_MODES, INPUT_KINDS, type DeliveryMode, type InputKind } from "./kinds.js";
 import { InputError } from "./errors.js";
 import { inferMediaType, mediaTypeFitsKind, normalizeMediaType } from "./media-type.js";
 import { sanitizeName } from "./names.js";
-
-export const INPUT_KINDS: readonly InputKind[] = Object.freeze(["image", "file", "audio"]);
-export const DELIVERY_MODES: readonly DeliveryMode[] = Object.freeze(["native", "workspace_reference"]);
 
 /** What an opener may return: a web `ReadableStream` of bytes or a Node readable stream. */
 export type InputSourceStream = WebReadableStream<Uint8Array> | NodeJS.ReadableStream | Readable;
