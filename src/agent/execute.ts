@@ -27,7 +27,7 @@ import { InputError, type InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
 import type { CallOptions, EventBufferOptions } from "./options.js";
 import type { ApprovalRequest, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "../driver/vocabulary.js";
-import type { Result } from "./result.js";
+import type { Result } from "../events/result.js";
 import { startupDeadline } from "./startup-deadline.js";
 import { inputPathPlaceholders } from "./input-paths.js";
 import { raceAbort } from "./prepare.js";

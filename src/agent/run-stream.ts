@@ -5,7 +5,7 @@
  */
 import type { AgentEvent } from "../events/types.js";
 import type { RunTimeline } from "../events/timeline.js";
-import type { Result } from "./result.js";
+import type { Result } from "../events/result.js";
 
 export interface RunStream extends AsyncIterable<AgentEvent> {
   readonly runId: string;

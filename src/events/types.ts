@@ -3,7 +3,7 @@
  * increasing per run from 0), `runId`, an optional `threadId`, `at` (epoch ms) and optional
  * `provenance` (the provider's own ids, never raw payloads).
  */
-import type { Result } from "../agent/result.js";
+import type { Result } from "./result.js";
 import type { Usage } from "./usage.js";
 
 /** The provider's own identifiers for an event. Never a raw payload. */

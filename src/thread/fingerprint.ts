@@ -4,7 +4,7 @@
  * over all of them. Per-turn content (prompts, inputs, metadata) is never part of it. Parts are
  * kept so a mismatch can name the dimension without revealing any value.
  */
-import { signatureOf } from "../agent/signature.js";
+import { signatureOf } from "../driver/signature.js";
 import type { Driver, ResolvedResources } from "../driver/types.js";
 
 export interface ThreadFingerprint {

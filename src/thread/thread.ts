@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "../agent/execute.js";
 import type { CallOptions } from "../agent/options.js";
-import type { Result } from "../agent/result.js";
+import type { Result } from "../events/result.js";
 import type { RunStream } from "../agent/run-stream.js";
 import {
   AdaptorError,

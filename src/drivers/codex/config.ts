@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 
 import { z } from "zod";
 import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
-import { canonicalJson } from "../../agent/signature.js";
+import { canonicalJson } from "../../driver/signature.js";
 import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow, stringRecord } from "../../agent/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
 

@@ -1,5 +1,5 @@
-import type { AgentEvent } from "../events/types.js";
-import type { Usage } from "../events/usage.js";
+import type { AgentEvent } from "./types.js";
+import type { Usage } from "./usage.js";
 
 /** Redacted provider terminal payload and stderr tail, for audit. */
 export interface RawRecord {
