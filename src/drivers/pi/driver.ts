@@ -1,0 +1,304 @@
+/**
+ * The Pi driver (`agent-adaptor/drivers/pi`): Pi over `pi --mode rpc`. It owns every process it
+ * starts: transient ones for `inspect()`, at most one unbound standby per `prepare()` (Pi writes
+ * no session file before the first answer, so a ready process holds no session), and one per
+ * run, retired when the run ends. A thread resumes (`--session`) or forks (`--fork`) a session
+ * chosen at spawn, from the configured session directory.
+ */
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, PrepareRequest, PrepareResponse, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
+import { allUnavailable } from "../../driver/observations.js";
+import type { Policy } from "../../driver/vocabulary.js";
+import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
+import { createRedactor, type Redactor } from "../../redact/redact.js";
+import { errorText } from "../acp/json.js";
+import {
+  BOUND_KEY_ENV,
+  BOUND_PROVIDER,
+  boundModelsJson,
+  configFingerprint,
+  configSecrets,
+  PI_CONFIG_SCHEMA,
+  resolvePiConfig,
+  validatePiPolicy,
+  type PiConfig,
+  type ResolvedPiConfig,
+} from "./config.js";
+import { inspectConnection, TRANSPORT } from "./inspect.js";
+import { PiConnection } from "./rpc.js";
+import { PI_IMAGE_MEDIA_TYPES, runPiTurn } from "./run.js";
+
+const INSTALL = "npm install -g @mariozechner/pi-coding-agent";
+
+/** Processes the driver owns, for observability and tests. */
+export interface PiProcessStats {
+  live: number[];
+  started: number;
+}
+
+/** The Pi driver: the Driver SPI, Pi's follow-up queue, and process accounting. */
+export interface PiDriver extends Driver {
+  fingerprint(): string;
+  steer(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Queue `text` for the run in flight, delivered when the agent would otherwise stop (Pi's
+   * `follow_up`): the run goes on with it as the next user message. Rejects when the run has ended.
+   */
+  followUp(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  processes(): PiProcessStats;
+}
+
+/** A ready Pi process with no session file, kept by `prepare()`. */
+class Standby implements StandbyHandle {
+  readonly #connection: PiConnection;
+  readonly #owner: object;
+  #claimed = false;
+
+  constructor(connection: PiConnection, owner: object) {
+    this.#connection = connection;
+    this.#owner = owner;
+  }
+
+  get pid(): number {
+    return this.#connection.pid;
+  }
+
+  isAlive(): boolean {
+    return this.#connection.alive;
+  }
+
+  /** A session to resume or fork is chosen at spawn: the standby serves new sessions only. */
+  serves(owner: object, use: StandbyUse): boolean {
+    return owner === this.#owner && use.thread?.providerSessionId === undefined;
+  }
+
+  claim(owner: object): PiConnection | undefined {
+    if (owner !== this.#owner || this.#claimed || !this.#connection.alive) return undefined;
+    this.#claimed = true;
+    return this.#connection;
+  }
+
+  close(): Promise<void> {
+    return this.#connection.close();
+  }
+}
+
+type QueueSender = (kind: "steer" | "follow_up", text: string, signal: AbortSignal) => Promise<void>;
+
+class PiDriverImpl implements PiDriver {
+  readonly #config: ResolvedPiConfig;
+  readonly #redactor: Redactor;
+  readonly #live = new Map<number, PiConnection>();
+  readonly #queues = new Map<string, QueueSender>();
+  readonly #descriptor: Descriptor;
+  #started = 0;
+  #closed = false;
+  /** The isolated agent directory holding a bound provider's `models.json`. */
+  #agentDir: Promise<string> | undefined;
+
+  constructor(config: ResolvedPiConfig) {
+    this.#config = config;
+    this.#redactor = createRedactor({ env: { ...process.env, ...definedOnly(config.env) }, secrets: configSecrets(config) });
+    this.#descriptor = {
+      id: "pi",
+      name: "Pi",
+      transport: TRANSPORT,
+      inputs: {
+        // Declared statically; an image for a model without image input fails before the prompt.
+        image: { modes: ["native"], mediaTypes: [...PI_IMAGE_MEDIA_TYPES] },
+        file: { modes: [] },
+        audio: { modes: [] },
+      },
+      features: { steer: "native", resume: "native", fork: "native", approvals: false, userQuestions: false, structuredOutput: false },
+      configSchema: PI_CONFIG_SCHEMA,
+    };
+  }
+
+  descriptor(): Descriptor {
+    return structuredClone(this.#descriptor);
+  }
+
+  validateConfig(): void {
+    // Validated when the driver was created; nothing it holds can change.
+  }
+
+  validatePolicy(policy: Policy): void {
+    validatePiPolicy(policy);
+  }
+
+  fingerprint(): string {
+    return configFingerprint(this.#config);
+  }
+
+  secrets(): string[] {
+    return configSecrets(this.#config);
+  }
+
+  processes(): PiProcessStats {
+    return { live: [...this.#live.keys()], started: this.#started };
+  }
+
+  #boundAgentDir(): Promise<string> {
+    const provider = this.#config.provider!;
+    this.#agentDir ??= (async () => {
+      const dir = await mkdtemp(join(tmpdir(), "agent-adaptor-pi-"));
+      const file = join(dir, "models.json");
+      await writeFile(file, `${JSON.stringify(boundModelsJson(provider, this.#config.apiKey !== undefined), null, 2)}\n`, { mode: 0o600 });
+      await chmod(dir, 0o700);
+      return dir;
+    })();
+    return this.#agentDir;
+  }
+
+  async #spawnArgs(session: string[]): Promise<{ args: string[]; env: Record<string, string | undefined> }> {
+    const c = this.#config;
+    const args = [...c.args, "--mode", "rpc"];
+    const env: Record<string, string | undefined> = { ...c.env };
+    if (c.sessionDir !== undefined) args.push("--session-dir", c.sessionDir);
+    if (c.provider !== undefined) {
+      args.push("--provider", BOUND_PROVIDER, "--model", c.provider.model);
+      env.PI_CODING_AGENT_DIR = await this.#boundAgentDir();
+      if (c.apiKey !== undefined) env[BOUND_KEY_ENV] = c.apiKey;
+    } else if (c.agentDir !== undefined) {
+      env.PI_CODING_AGENT_DIR = c.agentDir;
+    }
+    if (c.tools !== undefined) args.push(...(c.tools.length === 0 ? ["--no-tools"] : ["--tools", c.tools.join(",")]));
+    args.push(...session);
+    return { args, env };
+  }
+
+  async #open(cwd: string, signal: AbortSignal, session: string[] = []): Promise<PiConnection> {
+    if (this.#closed) throw new ProviderError("pi: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
+    const { args, env } = await this.#spawnArgs(session);
+    const connection = await PiConnection.open({
+      command: this.#config.executable,
+      args,
+      cwd,
+      env,
+      inheritEnv: this.#config.inheritEnv,
+      redactor: this.#redactor,
+      initializeTimeoutMs: this.#config.initializeTimeoutMs,
+      signal,
+      onSpawn: (c) => {
+        this.#started++;
+        this.#live.set(c.pid, c);
+        void c.exited.then(() => this.#live.delete(c.pid));
+      },
+    }).catch((error: unknown) => {
+      throw ExecutableNotFoundError.explain(error, INSTALL);
+    });
+    if (this.#closed) {
+      await connection.close();
+      throw new ProviderError("pi: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
+    }
+    return connection;
+  }
+
+  async #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean): Promise<{ inspection: InspectResponse; connection?: PiConnection }> {
+    const secrets = configSecrets(this.#config);
+    let connection: PiConnection;
+    try {
+      connection = await this.#open(request.workspace, signal);
+    } catch (error) {
+      signal.throwIfAborted();
+      if (AdaptorError.is(error) && (error.code === "config_invalid" || error.code === "driver_closed")) throw error;
+      const code = AdaptorError.is(error) && ["executable_not_found", "timeout"].includes(error.code) ? error.code : "provider_error";
+      // Without the path tried: a snapshot may be shown beyond the operator.
+      const message = error instanceof ExecutableNotFoundError ? error.summary : errorText(error);
+      return { inspection: { ...allUnavailable(code, this.#redactor.redactText(message)), secrets } };
+    }
+    try {
+      const panels = await inspectConnection(connection, this.#config.executable, signal);
+      if (keep && connection.alive) return { inspection: { ...panels, secrets }, connection };
+      void connection.close();
+      return { inspection: { ...panels, secrets } };
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+  }
+
+  async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
+    return (await this.#inspectWith(request, signal, false)).inspection;
+  }
+
+  async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
+    const { inspection, connection } = await this.#inspectWith(request, signal, true);
+    if (connection === undefined) return { inspection, process: "transient" };
+    if (signal.aborted) {
+      await connection.close();
+      signal.throwIfAborted();
+    }
+    return { inspection, process: "ready", standby: new Standby(connection, this) };
+  }
+
+  canUseStandby(use: StandbyUse, standby: StandbyHandle): boolean {
+    return standby instanceof Standby && standby.serves(this, use);
+  }
+
+  run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
+    return runPiTurn(request, sink, signal, {
+      acquire: async (req, runSignal) => {
+        const thread = req.thread;
+        if (thread?.providerSessionId !== undefined) {
+          return this.#open(req.workspace, runSignal, [thread.fork === true ? "--fork" : "--session", thread.providerSessionId]);
+        }
+        const standby = req.standby instanceof Standby ? req.standby.claim(this) : undefined;
+        return standby ?? this.#open(req.workspace, runSignal);
+      },
+      registerQueue: (runId, send) => {
+        this.#queues.set(runId, send);
+        return () => {
+          if (this.#queues.get(runId) === send) this.#queues.delete(runId);
+        };
+      },
+    });
+  }
+
+  #queue(kind: "steer" | "follow_up", runId: string, text: string, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    const send = this.#queues.get(runId);
+    if (send === undefined) return Promise.reject(new ProviderError("pi: no such run in flight", { code: "steer_rejected", phase: "after_delivery" }));
+    return send(kind, text, signal);
+  }
+
+  steer(runId: string, text: string, signal: AbortSignal): Promise<void> {
+    return this.#queue("steer", runId, text, signal);
+  }
+
+  followUp(runId: string, text: string, signal: AbortSignal): Promise<void> {
+    return this.#queue("follow_up", runId, text, signal);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#live.values()].map((c) => c.close()));
+    const dir = this.#agentDir;
+    this.#agentDir = undefined;
+    if (dir !== undefined) await rm(await dir.catch(() => ""), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/**
+ * Creates a driver for Pi (`pi --mode rpc`). The config is validated and captured now (a
+ * `ConfigError` is thrown for an invalid one).
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent(
+ *   pi({ provider: { baseUrl: "http://127.0.0.1:8080/v1", apiKeyEnv: "MY_KEY", model: "my-model" } }),
+ *   { workspace: "/repo" },
+ * );
+ * ```
+ */
+export function pi(config: PiConfig = {}): PiDriver {
+  return new PiDriverImpl(resolvePiConfig(config));
+}

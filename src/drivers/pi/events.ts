@@ -1,0 +1,208 @@
+/**
+ * Pi's RPC events as canonical events. Assistant text and thinking stream through
+ * `message_update` (`text_delta`, `thinking_delta`) and are completed by `message_end`, which also
+ * carries the message's usage with cost; tools are `tool_execution_start/update/end` (an update
+ * carries the accumulated output, so it replaces, never appends). Every update repeats the whole
+ * partial message: only the deltas are read.
+ */
+import type { DriverEvent, ToolKind } from "../../events/types.js";
+import type { Usage } from "../../events/usage.js";
+import { arr, isObject, num, str, type Json } from "../acp/json.js";
+
+const PROVIDER = "pi";
+
+type Emit = (event: DriverEvent) => Promise<void>;
+
+/** The canonical kind of one of Pi's tools. */
+export function toolKind(name: string): ToolKind {
+  if (name === "bash") return "command";
+  if (name === "edit" || name === "write") return "file_change";
+  if (name === "read" || name === "grep" || name === "find" || name === "ls") return "read";
+  return "other";
+}
+
+/** A message's `usage` (tokens, and cost when the model declares prices) in canonical keys. */
+export function messageUsage(value: unknown): Usage | undefined {
+  if (!isObject(value)) return undefined;
+  const usage: Usage = {};
+  const set = (key: keyof Usage, v: unknown) => {
+    const n = num(v);
+    if (n !== undefined) usage[key] = n;
+  };
+  set("input_tokens", value.input);
+  set("output_tokens", value.output);
+  set("cached_input_tokens", value.cacheRead);
+  set("cache_creation_input_tokens", value.cacheWrite);
+  set("total_tokens", value.totalTokens);
+  if (isObject(value.cost)) set("cost_usd", value.cost.total);
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/** Text of a message's `text` parts. */
+export function messageText(message: unknown): string {
+  if (!isObject(message)) return "";
+  if (typeof message.content === "string") return message.content;
+  return arr(message.content)
+    .filter(isObject)
+    .filter((c) => c.type === "text")
+    .map((c) => str(c.text) ?? "")
+    .join("");
+}
+
+function toolOutput(result: unknown): string | undefined {
+  if (!isObject(result)) return undefined;
+  const parts = arr(result.content).filter(isObject);
+  if (parts.length === 0) return undefined;
+  return parts.map((c) => (c.type === "text" ? (str(c.text) ?? "") : `[${String(c.type)}]`)).join("");
+}
+
+interface OpenSegment {
+  itemId: string;
+  text: string;
+}
+
+interface OpenTool {
+  completed: boolean;
+}
+
+/** One run's mapping state. */
+export class PiEventMapper {
+  readonly #emit: Emit;
+  #messages = 0;
+  #text: OpenSegment | undefined;
+  #thinking: OpenSegment | undefined;
+  readonly #tools = new Map<string, OpenTool>();
+  #usage: Usage | undefined;
+  /** The last assistant message of the run, as `message_end` reported it. */
+  lastAssistant: Json | undefined;
+  /** Text of the last assistant message that had any. */
+  finalText = "";
+
+  constructor(emit: Emit) {
+    this.#emit = emit;
+  }
+
+  get usage(): Usage | undefined {
+    return this.#usage === undefined ? undefined : { ...this.#usage };
+  }
+
+  /** Tools started and not yet ended. */
+  get activeTools(): number {
+    let n = 0;
+    for (const t of this.#tools.values()) if (!t.completed) n++;
+    return n;
+  }
+
+  async handle(event: Json): Promise<void> {
+    switch (event.type) {
+      case "message_start":
+        if (isObject(event.message) && event.message.role === "assistant") this.#messages++;
+        return;
+      case "message_update":
+        return this.#update(event);
+      case "message_end":
+        return this.#messageEnd(event);
+      case "tool_execution_start":
+        return this.#toolStart(event);
+      case "tool_execution_update":
+        return this.#toolUpdate(event);
+      case "tool_execution_end":
+        return this.#toolEnd(event);
+      case "auto_retry_start":
+        return this.#emit({
+          type: "notice",
+          level: "warning",
+          code: "provider_retry",
+          message: `pi retries the model call (attempt ${String(num(event.attempt) ?? "?")} of ${String(num(event.maxAttempts) ?? "?")}): ${str(event.errorMessage) ?? "error"}`,
+          provenance: { provider: PROVIDER, event: "auto_retry_start" },
+        });
+      default:
+        return;
+    }
+  }
+
+  async #update(event: Json): Promise<void> {
+    const sub = isObject(event.assistantMessageEvent) ? event.assistantMessageEvent : undefined;
+    if (sub === undefined) return;
+    const delta = str(sub.delta);
+    if (sub.type === "text_delta" && delta !== undefined && delta !== "") {
+      this.#text ??= { itemId: `pi_message_${this.#messages}`, text: "" };
+      this.#text.text += delta;
+      await this.#emit({ type: "message.delta", itemId: this.#text.itemId, text: delta, provenance: { provider: PROVIDER, event: "text_delta" } });
+    } else if (sub.type === "thinking_delta" && delta !== undefined && delta !== "") {
+      this.#thinking ??= { itemId: `pi_reasoning_${this.#messages}`, text: "" };
+      this.#thinking.text += delta;
+      await this.#emit({ type: "reasoning.delta", itemId: this.#thinking.itemId, text: delta, provenance: { provider: PROVIDER, event: "thinking_delta" } });
+    }
+  }
+
+  async #messageEnd(event: Json): Promise<void> {
+    const message = isObject(event.message) ? event.message : undefined;
+    if (message?.role !== "assistant") return;
+    this.lastAssistant = message;
+    await this.#closeSegments("message_end");
+    const text = messageText(message);
+    if (text !== "") this.finalText = text;
+    const usage = messageUsage(message.usage);
+    if (usage !== undefined) {
+      this.#usage = usage;
+      await this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "message_end" } });
+    }
+  }
+
+  async #closeSegments(source: string): Promise<void> {
+    const thinking = this.#thinking;
+    this.#thinking = undefined;
+    if (thinking !== undefined) await this.#emit({ type: "reasoning.completed", itemId: thinking.itemId, text: thinking.text, provenance: { provider: PROVIDER, event: source } });
+    const text = this.#text;
+    this.#text = undefined;
+    if (text !== undefined) await this.#emit({ type: "message.completed", itemId: text.itemId, text: text.text, provenance: { provider: PROVIDER, event: source } });
+  }
+
+  async #toolStart(event: Json): Promise<void> {
+    const callId = str(event.toolCallId);
+    if (callId === undefined || this.#tools.has(callId)) return;
+    this.#tools.set(callId, { completed: false });
+    const name = str(event.toolName) ?? "tool";
+    const started: DriverEvent = { type: "tool.started", callId, kind: toolKind(name), title: name, provenance: { provider: PROVIDER, itemId: callId, event: "tool_execution_start" } };
+    if (event.args !== undefined) started.input = event.args;
+    await this.#emit(started);
+  }
+
+  async #toolUpdate(event: Json): Promise<void> {
+    const callId = str(event.toolCallId);
+    const tool = callId === undefined ? undefined : this.#tools.get(callId);
+    if (tool === undefined || tool.completed) return;
+    const output = toolOutput(event.partialResult);
+    if (output === undefined) return;
+    await this.#emit({ type: "tool.updated", callId: callId!, output, provenance: { provider: PROVIDER, itemId: callId!, event: "tool_execution_update" } });
+  }
+
+  async #toolEnd(event: Json): Promise<void> {
+    const callId = str(event.toolCallId);
+    if (callId === undefined) return;
+    const tool = this.#tools.get(callId);
+    if (tool?.completed === true) return;
+    if (tool === undefined) await this.#toolStart(event);
+    this.#tools.set(callId, { completed: true });
+    const done: DriverEvent = {
+      type: "tool.completed",
+      callId,
+      status: event.isError === true ? "failed" : "completed",
+      provenance: { provider: PROVIDER, itemId: callId, event: "tool_execution_end" },
+    };
+    const output = toolOutput(event.result);
+    if (output !== undefined) done.output = output;
+    await this.#emit(done);
+  }
+
+  /** Closes every item still open (a cancelled or failed turn): open text, and tools as cancelled. */
+  async finish(): Promise<void> {
+    await this.#closeSegments("finish");
+    for (const [callId, tool] of this.#tools) {
+      if (tool.completed) continue;
+      tool.completed = true;
+      await this.#emit({ type: "tool.completed", callId, status: "cancelled", provenance: { provider: PROVIDER, itemId: callId } });
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Inspection over a ready Pi process: `get_state` (configuration), `get_available_models` (models,
+ * and whether any provider has credentials) and `get_commands` (extension and skill commands).
+ * Nothing here prompts, so no session file is created.
+ */
+import type { InspectResponse } from "../../driver/types.js";
+import { observed, unavailable, unsupported } from "../../driver/observations.js";
+import type { ConfigurationReport, Evidence, ModelInfo, NativeCommandInfo, Observation } from "../../inspect/types.js";
+import { arr, errorText, isObject, num, str, type Json } from "../acp/json.js";
+import { PI_THINKING_LEVELS } from "./config.js";
+import { PiCommandError, type PiConnection } from "./rpc.js";
+
+export const TRANSPORT = "pi --mode rpc (JSONL over stdio)";
+
+function record(method: string, durationMs: number, scope: Evidence["scope"] = "process"): Evidence {
+  return { transport: TRANSPORT, method, scope, observedAt: new Date().toISOString(), durationMs: Math.max(0, Math.round(durationMs * 100) / 100) };
+}
+
+/** Pi's `Model` as canonical model info. */
+export function modelInfo(model: Json, current: Json | undefined): ModelInfo {
+  const id = str(model.id) ?? "";
+  const info: ModelInfo = { id };
+  if (str(model.name) !== undefined && model.name !== id) info.displayName = str(model.name)!;
+  if (str(model.provider) !== undefined) info.description = `provider ${str(model.provider)!}`;
+  const input = arr(model.input).filter((m): m is "text" | "image" => m === "text" || m === "image");
+  if (input.length > 0) info.inputModalities = input;
+  if (num(model.contextWindow) !== undefined) info.contextWindow = num(model.contextWindow)!;
+  if (num(model.maxTokens) !== undefined) info.maxOutputTokens = num(model.maxTokens)!;
+  if (model.reasoning === true) info.efforts = PI_THINKING_LEVELS.map((level) => ({ id: level }));
+  if (current !== undefined && current.id === model.id && current.provider === model.provider) info.isDefault = true;
+  return info;
+}
+
+/** The models Pi offers (only providers with credentials are listed), or why they could not be read. */
+export async function availableModels(connection: PiConnection, signal: AbortSignal): Promise<{ models: Json[]; ms: number } | { error: unknown }> {
+  const started = performance.now();
+  try {
+    const data = await connection.request("get_available_models", {}, signal, "before_delivery");
+    if (!isObject(data) || !Array.isArray(data.models)) return { error: new Error("malformed") };
+    return { models: data.models.filter(isObject), ms: performance.now() - started };
+  } catch (error) {
+    signal.throwIfAborted();
+    return { error };
+  }
+}
+
+function failed<T>(method: string, error: unknown): Observation<T> {
+  if (error instanceof PiCommandError && error.code === "method_unsupported") return unsupported(`pi does not know ${method}`);
+  if (error instanceof Error && error.message === "malformed") return unavailable("malformed_response", `pi answered ${method} with something other than the documented shape`);
+  return unavailable("provider_error", `${method} failed: ${errorText(error)}`);
+}
+
+/** Every panel from a ready connection. */
+export async function inspectConnection(connection: PiConnection, executable: string, signal: AbortSignal): Promise<InspectResponse> {
+  const state = connection.state;
+  const current = isObject(state.model) ? state.model : undefined;
+  const stateEvidence = [record("get_state", connection.readyMs)];
+
+  const configuration: ConfigurationReport = {};
+  if (current !== undefined && str(current.id) !== undefined) configuration.model = str(current.id)!;
+  if (current !== undefined && str(current.provider) !== undefined) configuration.modelProvider = str(current.provider)!;
+  if (str(state.thinkingLevel) !== undefined) configuration.effort = str(state.thinkingLevel)!;
+
+  const listed = await availableModels(connection, signal);
+  let models: Observation<ModelInfo[]>;
+  let auth: InspectResponse["auth"];
+  if ("error" in listed) {
+    models = failed("get_available_models", listed.error);
+    auth = failed("get_available_models", listed.error);
+  } else {
+    const evidence = [record("get_available_models", listed.ms, "account")];
+    if (listed.models.length === 0) {
+      models = unavailable("auth_required", "pi lists no model: no provider has credentials configured", evidence);
+      auth = unavailable("auth_required", "no provider has credentials configured (pi lists only models whose provider has a key)", evidence);
+    } else {
+      models = observed(
+        listed.models.map((m) => modelInfo(m, current)),
+        evidence,
+      );
+      // Pi lists a model only when its provider has credentials: a listed model proves a key.
+      auth = observed({ signedIn: true }, evidence);
+    }
+  }
+
+  let commands: Observation<NativeCommandInfo[]>;
+  const commandsStarted = performance.now();
+  try {
+    const data = await connection.request("get_commands", {}, signal, "before_delivery");
+    if (!isObject(data) || !Array.isArray(data.commands)) {
+      commands = unavailable("malformed_response", "pi answered get_commands with something other than a command list");
+    } else {
+      const list = data.commands.filter(isObject).map((c) => {
+        const info: NativeCommandInfo = { name: str(c.name) ?? "" };
+        if (str(c.description) !== undefined) info.description = str(c.description)!;
+        return info;
+      });
+      commands = observed(
+        list.filter((c) => c.name !== ""),
+        [record("get_commands", performance.now() - commandsStarted)],
+      );
+    }
+  } catch (error) {
+    signal.throwIfAborted();
+    commands = failed("get_commands", error);
+  }
+
+  return {
+    environment: observed({ executablePath: executable, platform: `${process.platform}-${process.arch}`, agentName: "pi" }, stateEvidence),
+    models,
+    commands,
+    skills: unsupported("pi has no skills listing over RPC (skills appear as commands)"),
+    mcp: unsupported("pi has no MCP support"),
+    quota: unsupported("pi has no quota method"),
+    profile: unsupported("pi has no profiles"),
+    configuration: observed(configuration, stateEvidence),
+    auth,
+  };
+}

@@ -1,0 +1,286 @@
+/**
+ * Real-CLI lane of the Pi driver: `pi --mode rpc` (the pinned devDependency) against the scripted
+ * model server's Chat Completions dialect, through a provider binding the driver writes into an
+ * isolated models.json. No login, no paid call.
+ */
+import { createHash } from "node:crypto";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+
+import { createAgent } from "../../../src/agent/agent.js";
+import { pi, type PiConfig, type PiDriver } from "../../../src/drivers/pi/index.js";
+import type { AgentEvent } from "../../../src/events/types.js";
+import { input } from "../../../src/input/index.js";
+import { memoryThreadStore } from "../../../src/thread/stores/memory.js";
+import { lastUserText, type CapturedRequest } from "../../../src/testing/model-server/index.js";
+import { SCRIPTED_KEY_ENV } from "../../../src/testing/real-cli/settings.js";
+import { withRealCli, type RealCliContext } from "../../../src/testing/real-cli/index.js";
+import { capturedTexts, describeRealCli } from "../../real-cli/helpers.js";
+import { laneEnv, PNG_1X1 } from "../real-lane.js";
+
+/** The lane's Pi, bound to the scripted server by the driver itself (not the lane's models.json). */
+function driverFor(ctx: RealCliContext, extra: Partial<PiConfig> = {}): PiDriver {
+  return pi({
+    executable: ctx.executable,
+    args: ctx.executable === process.execPath ? [ctx.entry] : [],
+    env: laneEnv(ctx, ["PI_CODING_AGENT_DIR"]),
+    provider: {
+      baseUrl: `${ctx.server.url.replace(/\/+$/, "")}/v1`,
+      apiKeyEnv: SCRIPTED_KEY_ENV,
+      model: ctx.model,
+      imageInput: true,
+      cost: { input: 1, output: 2 },
+    },
+    ...extra,
+  });
+}
+
+async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const out: AgentEvent[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+const modelRequests = (ctx: RealCliContext): CapturedRequest[] => ctx.server.requests.filter((r) => r.dialect === "chat" && !r.auxiliary);
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+describeRealCli("pi", () => {
+  it("inspects over get_state and get_available_models, streams a text turn with usage and cost, and leaves no process after close()", async () => {
+    const script = { turns: [{ match: { lastUserTextContains: "Say hello" }, reply: { text: "Hello from the scripted model.", chunkSize: 6 } }] };
+    await withRealCli("pi", script, async (ctx) => {
+      const driver = driverFor(ctx);
+      const agent = createAgent(driver, { workspace: ctx.workspace });
+      const pids: number[] = [];
+      try {
+        const inspection = await agent.inspect();
+        expect(inspection.models.status).toBe("observed");
+        expect(inspection.models.value).toEqual([expect.objectContaining({ id: ctx.model, inputModalities: ["text", "image"], isDefault: true })]);
+        expect(inspection.models.evidence[0]).toMatchObject({ method: "get_available_models" });
+        expect(inspection.configuration).toMatchObject({ status: "observed", value: { model: ctx.model, modelProvider: "agent-adaptor" } });
+        expect(inspection.auth).toMatchObject({ status: "observed", value: { signedIn: true } });
+        expect(inspection.commands.status).toBe("observed");
+        expect(modelRequests(ctx)).toHaveLength(0);
+
+        const stream = agent.stream("Say hello to the lane");
+        const events = await collect(stream);
+        const result = await stream.result;
+        pids.push(...driver.processes().live);
+        expect(result.text).toBe("Hello from the scripted model.");
+        expect(events.filter((e) => e.type === "message.delta").length).toBeGreaterThan(1);
+        expect(events.at(-1)?.type).toBe("run.completed");
+        const usage = events.find((e) => e.type === "usage.observed");
+        expect(usage).toMatchObject({ usage: { input_tokens: 10, output_tokens: 5 } });
+        expect(usage?.type === "usage.observed" ? usage.usage.cost_usd : undefined).toBeCloseTo((10 * 1 + 5 * 2) / 1e6, 12);
+        expect(result.usage).toMatchObject({ input_tokens: 10, output_tokens: 5 });
+
+        const [request] = modelRequests(ctx) as [CapturedRequest];
+        expect(request).toMatchObject({ path: "/v1/chat/completions", model: ctx.model, stream: true });
+        expect(lastUserText(request)).toBe("Say hello to the lane");
+        // The key travelled by variable: it is in no file Pi was given and on no command line.
+        expect(request.headers.authorization).toBe("[REDACTED]");
+      } finally {
+        await agent.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+      expect(driver.processes().started).toBeGreaterThan(0);
+      for (const pid of pids) expect(groupAlive(pid)).toBe(false);
+    });
+  });
+
+  it("runs Pi's bash tool in the workspace and reports it as a completed command tool", async () => {
+    const script = {
+      turns: [
+        { match: { lastUserTextContains: "write the proof" }, reply: { toolCalls: [{ id: "call_proof", name: "bash", arguments: { command: "printf 'proof from pi' > proof.txt && echo wrote-proof" } }] } },
+        { match: { toolResultFor: "call_proof" }, reply: { text: "The proof file is written." } },
+      ],
+    };
+    await withRealCli("pi", script, async (ctx) => {
+      const agent = createAgent(driverFor(ctx), { workspace: ctx.workspace });
+      try {
+        const stream = agent.stream("Please write the proof file");
+        const events = await collect(stream);
+        const result = await stream.result;
+        expect(await readFile(join(ctx.workspace, "proof.txt"), "utf8")).toBe("proof from pi");
+        expect(events.find((e) => e.type === "tool.started")).toMatchObject({ callId: "call_proof", kind: "command", title: "bash" });
+        const done = events.find((e) => e.type === "tool.completed");
+        expect(done).toMatchObject({ callId: "call_proof", status: "completed" });
+        expect(done?.type === "tool.completed" ? done.output : "").toContain("wrote-proof");
+        expect(result.text).toBe("The proof file is written.");
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+
+  it("a cancel mid-turn ends the run cancelled, closes the open message and leaves no Pi process", async () => {
+    const script = { turns: [{ match: { lastUserTextContains: "long story" }, reply: { text: "word ".repeat(400), chunkSize: 5 }, fault: { dripMs: 40 } }] };
+    await withRealCli("pi", script, async (ctx) => {
+      const driver = driverFor(ctx);
+      const agent = createAgent(driver, { workspace: ctx.workspace });
+      const pids: number[] = [];
+      try {
+        const stream = agent.stream("Tell a long story");
+        const events: AgentEvent[] = [];
+        for await (const event of stream) {
+          events.push(event);
+          if (event.type === "message.delta" && pids.length === 0) {
+            pids.push(...driver.processes().live);
+            stream.cancel("enough");
+          }
+        }
+        await expect(stream.result).rejects.toMatchObject({ code: "run_cancelled" });
+        expect(events.at(-1)?.type).toBe("run.cancelled");
+        expect(events.some((e) => e.type === "message.completed")).toBe(true);
+        expect(driver.processes().live).toEqual([]);
+        expect(pids.length).toBe(1);
+        for (const pid of pids) expect(groupAlive(pid)).toBe(false);
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+
+  it("steer and follow-up reach the model as the next user messages of the same run", async () => {
+    const script = {
+      turns: [
+        { match: { lastUserTextContains: "start working" }, reply: { toolCalls: [{ id: "call_wait", name: "bash", arguments: { command: "sleep 1; echo waited" } }] } },
+        { match: { lastUserTextContains: "STEERED" }, reply: { text: "Steered answer." } },
+        { match: { lastUserTextContains: "FOLLOWED" }, reply: { text: "Follow-up answer." } },
+      ],
+    };
+    await withRealCli("pi", script, async (ctx) => {
+      const driver = driverFor(ctx);
+      const agent = createAgent(driver, { workspace: ctx.workspace });
+      try {
+        const stream = agent.stream("Please start working");
+        const events: AgentEvent[] = [];
+        for await (const event of stream) {
+          events.push(event);
+          if (event.type === "tool.started") {
+            await driver.steer(stream.runId, "STEERED: use the other approach", AbortSignal.timeout(30_000));
+            await driver.followUp(stream.runId, "FOLLOWED: now summarise", AbortSignal.timeout(30_000));
+          }
+        }
+        const result = await stream.result;
+        expect(result.text).toBe("Follow-up answer.");
+        const requests = modelRequests(ctx);
+        expect(requests.map((r) => lastUserText(r))).toEqual(["Please start working", "STEERED: use the other approach", "FOLLOWED: now summarise"]);
+        // The steering message came after the tool's result, in the same conversation.
+        expect(requests[1]!.messages.flatMap((m) => m.parts).some((p) => p.type === "tool_result" && p.callId === "call_wait")).toBe(true);
+        await expect(driver.steer(stream.runId, "too late", AbortSignal.timeout(1000))).rejects.toMatchObject({ code: "steer_rejected" });
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+
+  it("resumes a thread from Pi's session file in a new Pi process with the earlier turn reaching the model, and forks it", async () => {
+    const script = {
+      turns: [
+        { match: { lastUserTextContains: "remember" }, reply: { text: "I will remember the word." } },
+        { match: { lastUserTextContains: "which word" }, reply: { text: "The word was kiwi." } },
+        { match: { lastUserTextContains: "forked question" }, reply: { text: "Forked answer." } },
+      ],
+    };
+    await withRealCli("pi", script, async (ctx) => {
+      const store = memoryThreadStore();
+      const first = createAgent(driverFor(ctx), { workspace: ctx.workspace, threadStore: store });
+      let threadId: string;
+      let firstSession: string | undefined;
+      try {
+        const thread = await first.startThread();
+        const r1 = await thread.run("Please remember the word kiwi");
+        expect(r1.text).toBe("I will remember the word.");
+        threadId = thread.id;
+        firstSession = r1.providerSessionId;
+      } finally {
+        await first.close();
+      }
+      expect(firstSession).toMatch(/^[0-9a-f-]{36}$/);
+      // A second driver (a new Pi process; the first one's temporary agent directory is gone)
+      // resumes from the session directory.
+      const driver = driverFor(ctx);
+      const second = createAgent(driver, { workspace: ctx.workspace, threadStore: store });
+      try {
+        const resumed = await second.resumeThread(threadId!);
+        const r2 = await resumed.run("Now, which word was it?");
+        expect(r2.text).toBe("The word was kiwi.");
+        expect(r2.providerSessionId).toBe(firstSession);
+        const secondRequest = modelRequests(ctx)[1]!;
+        expect(capturedTexts(secondRequest.messages, "user")).toEqual(["Please remember the word kiwi", "Now, which word was it?"]);
+        expect(capturedTexts(secondRequest.messages, "assistant")).toEqual(["I will remember the word."]);
+
+        const fork = await resumed.fork();
+        const r3 = await fork.run("A forked question");
+        expect(r3.text).toBe("Forked answer.");
+        expect(r3.providerSessionId).toBeDefined();
+        expect(r3.providerSessionId).not.toBe(firstSession);
+        const forkRequest = modelRequests(ctx)[2]!;
+        expect(capturedTexts(forkRequest.messages, "user")).toEqual(["Please remember the word kiwi", "Now, which word was it?", "A forked question"]);
+      } finally {
+        await second.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+      const sessions = await readdir(join(ctx.home, ".pi", "agent", "sessions"), { recursive: true });
+      expect(sessions.filter((f) => String(f).endsWith(".jsonl"))).toHaveLength(2);
+    });
+  });
+
+  it("delivers an image input to the model byte-for-byte", async () => {
+    const script = { turns: [{ match: { lastUserTextContains: "Describe the image" }, reply: { text: "A single pixel." } }] };
+    await withRealCli("pi", script, async (ctx) => {
+      const file = join(ctx.root, "pixel.png");
+      await writeFile(file, PNG_1X1);
+      const agent = createAgent(driverFor(ctx), { workspace: ctx.workspace });
+      try {
+        const result = await agent.run("Describe the image", { inputs: [input.fromPath("image", file, { mediaType: "image/png" })] });
+        expect(result.text).toBe("A single pixel.");
+        const parts = modelRequests(ctx)[0]!.messages.flatMap((m) => m.parts);
+        const image = parts.find((p) => p.type === "image");
+        expect(image).toMatchObject({ type: "image", mediaType: "image/png", byteLength: PNG_1X1.length, sha256: createHash("sha256").update(PNG_1X1).digest("hex") });
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+
+  it("fails a model Pi does not offer, and an image for a model without image input, before the prompt", async () => {
+    const script = { turns: [{ reply: { text: "never" } }] };
+    await withRealCli("pi", script, async (ctx) => {
+      const agent = createAgent(driverFor(ctx), { workspace: ctx.workspace });
+      const textOnly = driverFor(ctx);
+      try {
+        await expect(agent.run("hello", { model: "bogus-model" })).rejects.toMatchObject({ code: "config_value_unavailable", phase: "before_delivery" });
+        const file = join(ctx.root, "pixel.png");
+        await writeFile(file, PNG_1X1);
+        const plain = createAgent(
+          pi({
+            executable: ctx.executable,
+            args: ctx.executable === process.execPath ? [ctx.entry] : [],
+            env: laneEnv(ctx, ["PI_CODING_AGENT_DIR"]),
+            provider: { baseUrl: `${ctx.server.url.replace(/\/+$/, "")}/v1`, apiKeyEnv: SCRIPTED_KEY_ENV, model: ctx.model },
+          }),
+          { workspace: ctx.workspace },
+        );
+        try {
+          await expect(plain.run("look", { inputs: [input.fromPath("image", file, { mediaType: "image/png" })] })).rejects.toMatchObject({ code: "input_mode_unsupported" });
+        } finally {
+          await plain.close();
+        }
+        expect(modelRequests(ctx)).toHaveLength(0);
+      } finally {
+        await agent.close();
+        await textOnly.close();
+      }
+    });
+  });
+});
