@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Driver, InspectRequest, StandbyHandle, StandbyUse } from "../driver/types.js";
 import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
 import { mapInspection } from "../inspect/map.js";
-import { createRedactor, isSecretKey, secretEnvValues } from "../inspect/redact.js";
+import { createRedactor, isSecretKey, secretEnvValues } from "../redact/redact.js";
 import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js";
 import { resolveInputLimits } from "../input/limits.js";
 import { sweepStaleInputDirectoriesOnce } from "../input/stale.js";

@@ -22,7 +22,7 @@ import {
 import { RunTimeline } from "../events/timeline.js";
 import type { ApprovalDecision, DriverEvent, RunFailure } from "../events/types.js";
 import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
-import { withPlaceholders, type Redactor } from "../inspect/redact.js";
+import { withPlaceholders, type Redactor } from "../redact/redact.js";
 import { InputError, type InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
 import type { CallOptions, EventBufferOptions } from "./options.js";

@@ -4,7 +4,7 @@
  */
 import type { InspectResponse } from "../driver/types.js";
 import { DriverContractError } from "../errors/index.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../redact/redact.js";
 import { PANEL_NAMES, type DriverInfo, type Inspection, type Observation } from "./types.js";
 
 const STATUSES = new Set(["observed", "unavailable", "unsupported"]);

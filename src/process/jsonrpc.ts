@@ -8,7 +8,7 @@
 import type { Writable } from "node:stream";
 
 import { AdaptorError, ProtocolError } from "../errors/index.js";
-import { redactText } from "../inspect/redact.js";
+import { redactText } from "../redact/redact.js";
 import { JsonRpcError, JsonRpcErrorCode } from "./jsonrpc-error.js";
 import { readJsonLines, writeJsonLine } from "./ndjson.js";
 

@@ -8,7 +8,7 @@ import { once } from "node:events";
 import type { Writable } from "node:stream";
 
 import { ProtocolError } from "../errors/index.js";
-import { redactText } from "../inspect/redact.js";
+import { redactText } from "../redact/redact.js";
 import { NdjsonFramer, type JsonLine } from "./framer.js";
 
 export interface ReadJsonLinesOptions {

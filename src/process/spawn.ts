@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import type { Readable, Writable } from "node:stream";
 
 import { ConfigError, ExecutableNotFoundError } from "../errors/index.js";
-import { createRedactor, type Redactor } from "../inspect/redact.js";
+import { createRedactor, type Redactor } from "../redact/redact.js";
 import { buildChildEnv } from "./env.js";
 import { groupAlive, signalGroup } from "./group.js";
 import { registerGroup, unregisterGroup } from "./registry.js";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 import { AdaptorError, ProtocolError } from "../../src/errors/index.js";
-import { createRedactor, isSecretEnvName, isSecretKey, REDACTED, redactText, redactValue, secretEnvValues } from "../../src/inspect/redact.js";
+import { createRedactor, isSecretEnvName, isSecretKey, REDACTED, redactText, redactValue, secretEnvValues } from "../../src/redact/redact.js";
 
 // The process-wide redactor reads process.env on first use; test files run in separate processes.
 process.env.REDACT_TEST_SERVICE_API_KEY = "env-held-secret-value";

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 
 import { StreamJsonProcess } from "../../src/drivers/stream-json/process.js";
-import { createRedactor } from "../../src/inspect/redact.js";
+import { createRedactor } from "../../src/redact/redact.js";
 import { JsonRpcPeer, readJsonLines, spawnProcess, type ProcessHandle } from "../../src/process/index.js";
 
 const TOTAL_BYTES = 400 * 1000 * 1000;

@@ -10,7 +10,7 @@ import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
 import type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
 import { ConfigError } from "../../errors/index.js";
-import { isSecretEnvName, MIN_SECRET_LENGTH } from "../../inspect/redact.js";
+import { isSecretEnvName, MIN_SECRET_LENGTH } from "../../redact/redact.js";
 
 /** Where an agent reports token usage (research: five agents, five places). */
 export type AcpUsageSource =

@@ -15,7 +15,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
-import type { Redactor } from "../../inspect/redact.js";
+import type { Redactor } from "../../redact/redact.js";
 import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import type { ResolvedAcpConfig } from "./config.js";
 import { errorText, isObject, stderrExcerpt, type Json } from "./json.js";

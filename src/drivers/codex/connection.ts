@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 
 import type { McpServerConfig } from "../../driver/vocabulary.js";
 import { AdaptorError, ProviderError, type ProtocolError } from "../../errors/index.js";
-import type { Redactor } from "../../inspect/redact.js";
+import type { Redactor } from "../../redact/redact.js";
 import { JsonRpcError, JsonRpcPeer, spawnProcess, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import { appServerArgs, childEnv, inheritedEnv, type ResolvedCodexConfig } from "./config.js";
 import { exitFailure } from "./errors.js";

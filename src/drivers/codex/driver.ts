@@ -19,7 +19,7 @@ import type {
   StandbyUse,
 } from "../../driver/types.js";
 import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
-import { createRedactor, secretEnvValues, type Redactor } from "../../inspect/redact.js";
+import { createRedactor, secretEnvValues, type Redactor } from "../../redact/redact.js";
 import {
   CODEX_CONFIG_SCHEMA,
   configFingerprint,

@@ -4,7 +4,7 @@
  * reaping of every process on `close()`.
  */
 import type { Descriptor, Driver, InspectResponse, PrepareResponse } from "../../driver/types.js";
-import { secretEnvValues } from "../../inspect/redact.js";
+import { secretEnvValues } from "../../redact/redact.js";
 import { mcpProblems } from "./argv.js";
 import { configFingerprint, STREAM_JSON_CONFIG_SCHEMA, validateStreamJsonConfig, validateStreamJsonPolicy, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";

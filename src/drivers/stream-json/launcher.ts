@@ -6,7 +6,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ExecutableNotFoundError } from "../../errors/index.js";
-import { createRedactor, type Redactor } from "../../inspect/redact.js";
+import { createRedactor, type Redactor } from "../../redact/redact.js";
 import { buildArgs, commandFor, type LaunchSettings } from "./argv.js";
 import { providerKey, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";

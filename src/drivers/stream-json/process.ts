@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ProtocolError, ProviderError } from "../../errors/index.js";
-import type { Redactor } from "../../inspect/redact.js";
+import type { Redactor } from "../../redact/redact.js";
 import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import { isObject, str, type ControlRequestLine, type Json } from "./wire.js";
 
