@@ -5,7 +5,7 @@
 export { createAgent } from "./agent/agent.js";
 export type { Agent } from "./agent/agent.js";
 export type { RunStream } from "./agent/run-stream.js";
-export type { Thread, ThreadCallOptions } from "./thread/thread.js";
+export type { Thread, ThreadCallOptions } from "./agent/thread.js";
 export type {
   NewThreadRecord,
   ThreadCheckpoint,

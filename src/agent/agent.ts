@@ -22,7 +22,7 @@ import { checkAgentOptions, checkCallOptions } from "./scope.js";
 import { signatureOf } from "../driver/signature.js";
 import { threadFingerprint } from "../thread/fingerprint.js";
 import { memoryThreadStore } from "../thread/stores/memory.js";
-import { resumeThreadHandle, startThreadHandle, type Thread, type ThreadHost } from "../thread/thread.js";
+import { resumeThreadHandle, startThreadHandle, type Thread, type ThreadHost } from "./thread.js";
 
 export interface Agent extends AsyncDisposable {
   readonly driver: DriverInfo;

@@ -4,10 +4,10 @@
  * renew the lease while the run lives, and save the checkpoint before the terminal event.
  */
 import { randomUUID } from "node:crypto";
-import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "../agent/execute.js";
-import type { CallOptions } from "../agent/options.js";
+import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "./execute.js";
+import type { CallOptions } from "./options.js";
 import type { Result } from "../events/result.js";
-import type { RunStream } from "../agent/run-stream.js";
+import type { RunStream } from "./run-stream.js";
 import {
   AdaptorError,
   ConfigError,
@@ -18,8 +18,8 @@ import {
   ThreadIncompatibleError,
   ThreadNotFoundError,
 } from "../errors/index.js";
-import { differingDimensions, type ThreadFingerprint } from "./fingerprint.js";
-import type { ThreadCheckpoint, ThreadRecord, ThreadStore } from "./store.js";
+import { differingDimensions, type ThreadFingerprint } from "../thread/fingerprint.js";
+import type { ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
 
 /** Call options of a thread run. */
 export interface ThreadCallOptions extends CallOptions {
