@@ -7,6 +7,7 @@ import { codexAcp, copilot, cursor, gemini, qwen } from "../drivers/acp/index.js
 import { claude } from "../drivers/claude/index.js";
 import { codebuddy } from "../drivers/codebuddy/index.js";
 import { codex } from "../drivers/codex/index.js";
+import { pi } from "../drivers/pi/index.js";
 import { fakeDriver } from "../testing/fake-driver/driver.js";
 
 /** Settings a person can give on the command line; each driver maps what it understands. */
@@ -80,3 +81,7 @@ for (const [name, preset] of Object.entries(ACP_PRESETS)) {
     preset(settings.executable ? { executable: settings.executable } : {}),
   );
 }
+
+registerCliDriver("pi", "Pi through pi --mode rpc (your normal Pi agent directory and models)", (settings) =>
+  pi(settings.executable ? { executable: settings.executable } : {}),
+);

@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
+import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { ConfigError } from "../../errors/index.js";
 import { secretEnvValues } from "../../redact/redact.js";
@@ -35,12 +36,15 @@ export interface PiProviderBinding {
   api?: PiModelApi;
   /** Whether the models take image input (declared to Pi, which then sends image parts). Default false. */
   imageInput?: boolean;
+  /** Context window in tokens, as declared to Pi. */
   contextWindow?: number;
+  /** Output token limit per answer, as declared to Pi. */
   maxTokens?: number;
   /** Price per million tokens, so Pi reports each message's cost. */
   cost?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
 }
 
+/** How the Pi driver starts `pi --mode rpc` and where Pi keeps its state. */
 export interface PiConfig {
   /** The `pi` executable (absolute path or a name on PATH). Default `pi`. */
   executable?: string;
@@ -58,7 +62,7 @@ export interface PiConfig {
   provider?: PiProviderBinding;
   /** Pi's built-in tools to enable (`--tools`); an empty list disables them all. Default: Pi's default set. */
   tools?: readonly string[];
-  /** How long spawn + the first `get_state` answer may take. Default 60 000 ms. */
+  /** How long Pi may take to answer its handshake (the first `get_state`), in ms. Default 60 000; 0 = no limit. */
   initializeTimeoutMs?: number;
 }
 
@@ -87,7 +91,7 @@ const piConfigSchema = z.strictObject({
   sessionDir: absolutePath.optional(),
   provider: providerSchema.optional(),
   tools: z.array(nonEmptyString).optional(),
-  initializeTimeoutMs: z.number().positive().optional(),
+  initializeTimeoutMs: initializeTimeoutMsSchema.optional(),
 } satisfies Record<keyof PiConfig, z.ZodType>);
 
 /** The declared shape of {@link PiConfig}, for the descriptor. */
@@ -97,8 +101,6 @@ export const PI_CONFIG_SCHEMA: JsonSchema = z.toJSONSchema(piConfigSchema, { io:
 export const BOUND_PROVIDER = "agent-adaptor";
 /** The child variable the bound key travels in; `models.json` names it, Pi dereferences it. */
 export const BOUND_KEY_ENV = "AGENT_ADAPTOR_PI_API_KEY";
-
-export const DEFAULT_INITIALIZE_TIMEOUT_MS = 60_000;
 
 export interface ResolvedPiConfig {
   executable: string;

@@ -34,19 +34,27 @@ const INSTALL = "npm install -g @mariozechner/pi-coding-agent";
 
 /** Processes the driver owns, for observability and tests. */
 export interface PiProcessStats {
+  /** Pids of the Pi processes alive now. */
   live: number[];
+  /** How many Pi processes the driver has started. */
   started: number;
 }
 
 /** The Pi driver: the Driver SPI, Pi's follow-up queue, and process accounting. */
 export interface PiDriver extends Driver {
+  /** Throws `ConfigError` for a policy that needs approvals or a sandbox (Pi has neither). */
+  validatePolicy(policy: Policy): void;
   fingerprint(): string;
+  /** The bound API key (and secret-looking `env` values). */
+  secrets(): string[];
+  /** Pi's `steer`: delivered after the current tool calls, before the next model call. */
   steer(runId: string, text: string, signal: AbortSignal): Promise<void>;
   /**
    * Queue `text` for the run in flight, delivered when the agent would otherwise stop (Pi's
    * `follow_up`): the run goes on with it as the next user message. Rejects when the run has ended.
    */
   followUp(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  /** Processes the driver owns now and has started. */
   processes(): PiProcessStats;
 }
 

@@ -9,6 +9,7 @@
  *   command of the same name;
  * - Pi exits on end of input, as a single process.
  */
+import { withinInitializeTimeout } from "../../driver/initialize-timeout.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { DriverEvent } from "../../events/types.js";
 import { ProviderError } from "../../errors/index.js";
@@ -91,13 +92,8 @@ export class PiConnection {
     options.onSpawn?.(connection);
     try {
       const started = performance.now();
-      const timeout = AbortSignal.timeout(options.initializeTimeoutMs);
-      const state = await connection.request("get_state", {}, AbortSignal.any([options.signal, timeout]), "before_delivery").catch((error: unknown) => {
-        if (timeout.aborted && !options.signal.aborted) {
-          throw new ProviderError(`pi did not answer get_state within ${options.initializeTimeoutMs} ms`, { code: "timeout", retryable: true, phase: "before_delivery" });
-        }
-        throw error;
-      });
+      const getState = (bounded: AbortSignal) => connection.request("get_state", {}, bounded, "before_delivery");
+      const state = await withinInitializeTimeout("pi", options.initializeTimeoutMs, options.signal, getState, "get_state");
       connection.#readyMs = performance.now() - started;
       if (!isObject(state)) throw new ProviderError("pi answered get_state without a state object", { code: "malformed_response", phase: "before_delivery" });
       connection.#state = state;
