@@ -1,8 +1,10 @@
 /**
  * Host memory through a whole run on every driver family: mid-turn the provider writes bulk
- * 1 KB frames (400 MB in the full run, 40 MB in the default run) and then finishes its turn. The
- * host's RSS after a full collection may grow by less than 64 MiB; the peak seen while the frames
- * stream is reported too. (test/process/memory.test.ts measures each reading path on its own.)
+ * 1 KB frames (400 MB in the full run, 40 MB in the default run) and then finishes its turn. After
+ * a full collection, what JavaScript holds (heap plus buffers) may grow by less than 64 MiB and RSS
+ * by less than 128 MiB; the RSS peak seen while the frames stream is reported too. An unmeasured small run first loads and compiles the driver's code, which
+ * costs tens of MiB once per process. `npm run test:chaos` runs this file on its own, after the
+ * others: RSS is measured, not inferred, and parallel test files make it noisy. (test/process/memory.test.ts measures each reading path on its own.)
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +21,14 @@ import { writeHostileProvider } from "./hostile.js";
 import { FULL, writeResults, type ResultRow } from "./support.js";
 
 const FRAMES = FULL ? 400_000 : 40_000;
-const MAX_GROWTH_MIB = 64;
+/** What JavaScript may still hold after the run: retained chunks (issue #12's cause) show here. */
+const MAX_HELD_MIB = 64;
+/**
+ * RSS after a full collection also counts native memory the allocator has not returned to the
+ * system: on the Codex path it was +15 to +79 MiB over repeated 400 MB runs while the V8 heap and
+ * buffers stayed flat, so RSS gets a coarser bound; the retention bug it guards against was +399 MiB.
+ */
+const MAX_RSS_MIB = 128;
 
 const root = mkdtempSync(join(tmpdir(), "aa-chaos-memory-"));
 let cli: FakeCli;
@@ -41,43 +50,63 @@ const dir = (): string => {
 };
 const fixture = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-function bulk(command: string, args: string[], name: string, trigger: string): string {
-  return writeHostileProvider(dir(), name, { condition: "bulk_frames", command, args, trigger, keyEnv: "UNUSED", pidFile: join(dir(), "pid"), bulkFrames: FRAMES });
+/** Frames of the unmeasured first run: loading and compiling the driver's code costs tens of MiB once. */
+const WARM_UP_FRAMES = 2_000;
+
+function bulk(command: string, args: string[], name: string, trigger: string, frames: number): string {
+  return writeHostileProvider(dir(), name, { condition: "bulk_frames", command, args, trigger, keyEnv: "UNUSED", pidFile: join(dir(), "pid"), bulkFrames: frames });
 }
 
-function rssMiB(): number {
+/** RSS, and what JavaScript still holds (heap plus buffers), after a full collection, in MiB. */
+function afterGc(): { rss: number; held: number } {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   gc?.();
-  return process.memoryUsage().rss / 2 ** 20;
+  const usage = process.memoryUsage();
+  return { rss: usage.rss / 2 ** 20, held: (usage.heapUsed + usage.external) / 2 ** 20 };
 }
+const signed = (mib: number) => `${mib >= 0 ? "+" : ""}${mib.toFixed(1)} MiB`;
 
-const FAMILIES: { name: string; driver: () => Driver; workspace: () => string }[] = [
-  { name: "codex", driver: () => codex({ executable: bulk(process.execPath, [fixture("../drivers/codex/fixtures/fake-codex.mjs")], "codex", '"turn/started"'), home: dir() }), workspace: dir },
-  { name: "stream-json (claude)", driver: () => claude({ executable: bulk(cli.executable, [], "claude", '"message_start"'), configDir: cli.configDir }), workspace: () => cli.workspace },
-  { name: "acp", driver: () => acp({ command: bulk(process.execPath, [fixture("../drivers/acp/fixtures/fake-agent.mjs")], "fake-acp-agent", '"agent_message_chunk"') }), workspace: dir },
+const FAMILIES: { name: string; driver: (frames: number) => Driver; workspace: () => string }[] = [
+  { name: "codex", driver: (frames) => codex({ executable: bulk(process.execPath, [fixture("../drivers/codex/fixtures/fake-codex.mjs")], "codex", '"turn/started"', frames), home: dir() }), workspace: dir },
+  { name: "stream-json (claude)", driver: (frames) => claude({ executable: bulk(cli.executable, [], "claude", '"message_start"', frames), configDir: cli.configDir }), workspace: () => cli.workspace },
+  { name: "acp", driver: (frames) => acp({ command: bulk(process.execPath, [fixture("../drivers/acp/fixtures/fake-agent.mjs")], "fake-acp-agent", '"agent_message_chunk"', frames) }), workspace: dir },
 ];
 
+async function drain(driver: Driver, workspace: string): Promise<AgentEvent | undefined> {
+  const agent = createAgent(driver, { workspace });
+  let last: AgentEvent | undefined;
+  try {
+    for await (const event of agent.stream("say hello")) last = event;
+  } finally {
+    await agent.close();
+  }
+  return last;
+}
+
 describe("chaos: host memory under bulk provider output", () => {
-  it.each(FAMILIES)(
-    `$name: host RSS grows by less than ${MAX_GROWTH_MIB} MiB through ${FRAMES / 1000} MB of frames`,
-    async ({ name, driver, workspace }) => {
-      const agent = createAgent(driver(), { workspace: workspace() });
-      const before = rssMiB();
-      let peak = before;
+  it.each(FAMILIES.map((f) => [f.name, f] as const))(
+    `%s: through ${FRAMES / 1000} MB of frames the host holds less than ${MAX_HELD_MIB} MiB more and its RSS grows less than ${MAX_RSS_MIB} MiB`,
+    async (name, { driver, workspace }) => {
+      expect(await drain(driver(WARM_UP_FRAMES), workspace())).toMatchObject({ type: "run.completed" });
+      const measured = driver(FRAMES);
+      const before = afterGc();
+      let peak = before.rss;
       const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss / 2 ** 20)), 25);
       const started = Date.now();
       let last: AgentEvent | undefined;
       try {
-        for await (const event of agent.stream("say hello")) last = event;
+        last = await drain(measured, workspace());
       } finally {
         clearInterval(sampler);
-        await agent.close();
       }
-      const growth = rssMiB() - before;
-      rows.push({ subject: `${name}: ${FRAMES / 1000} MB of 1 KB frames mid-turn`, count: FRAMES, outcome: `${last?.type}; RSS after GC ${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MiB, peak +${(peak - before).toFixed(1)} MiB`, ms: Date.now() - started });
+      const after = afterGc();
+      const rss = after.rss - before.rss;
+      const held = after.held - before.held;
+      rows.push({ subject: `${name}: ${FRAMES / 1000} MB of 1 KB frames mid-turn`, count: FRAMES, outcome: `${last?.type}; after GC: RSS ${signed(rss)}, heap and buffers ${signed(held)}; RSS peak ${signed(peak - before.rss)}`, ms: Date.now() - started });
       expect(last?.type).toBe("run.completed");
-      expect(growth).toBeLessThan(MAX_GROWTH_MIB);
+      expect(held).toBeLessThan(MAX_HELD_MIB);
+      expect(rss).toBeLessThan(MAX_RSS_MIB);
     },
     FULL ? 600_000 : 60_000,
   );
