@@ -38,7 +38,7 @@ export type {
   InputRefOptions,
   InputSourceStream,
 } from "./input/index.js";
-export type { Result, RawRecord } from "./events/result.js";
+export type { Result, RawRecord } from "./events/types.js";
 export type { AgentOptions, CallDefaults, CallOptions, EventBufferOptions } from "./agent/options.js";
 export type {
   ApprovalHandler,

@@ -16,7 +16,7 @@ import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
 import type { AgentOptions, CallOptions } from "./options.js";
 import type { JsonSchema } from "../driver/vocabulary.js";
 import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
-import type { Result } from "../events/result.js";
+import type { Result } from "../events/types.js";
 import type { RunStream } from "./run-stream.js";
 import { checkAgentOptions, checkCallOptions } from "./scope.js";
 import { signatureOf } from "../driver/signature.js";

@@ -20,14 +20,13 @@ import {
   type DeliveryPhase,
 } from "../errors/index.js";
 import { RunTimeline } from "../events/timeline.js";
-import type { ApprovalDecision, DriverEvent, RunFailure } from "../events/types.js";
+import type { ApprovalDecision, DriverEvent, Result, RunFailure } from "../events/types.js";
 import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
 import { withPlaceholders, type Redactor } from "../redact/redact.js";
 import { InputError, type InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
 import type { CallOptions, EventBufferOptions } from "./options.js";
 import type { ApprovalRequest, InputLimits, Policy, UserInputAnswer, UserInputRequest } from "../driver/vocabulary.js";
-import type { Result } from "../events/result.js";
 import { startupDeadline } from "./startup-deadline.js";
 import { inputPathPlaceholders } from "./input-paths.js";
 import { raceAbort } from "./prepare.js";

@@ -3,9 +3,8 @@
  * `result`. Breaking out of `for await` cancels the run and resolves only after the driver has
  * stopped, so its process is reclaimed by then.
  */
-import type { AgentEvent } from "../events/types.js";
+import type { AgentEvent, Result } from "../events/types.js";
 import type { RunTimeline } from "../events/timeline.js";
-import type { Result } from "../events/result.js";
 
 export interface RunStream extends AsyncIterable<AgentEvent> {
   readonly runId: string;

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "./execute.js";
 import type { CallOptions } from "./options.js";
-import type { Result } from "../events/result.js";
+import type { Result } from "../events/types.js";
 import type { RunStream } from "./run-stream.js";
 import {
   AdaptorError,

@@ -3,7 +3,6 @@
  * increasing per run from 0), `runId`, an optional `threadId`, `at` (epoch ms) and optional
  * `provenance` (the provider's own ids, never raw payloads).
  */
-import type { Result } from "./result.js";
 import type { Usage } from "./usage.js";
 
 /** The provider's own identifiers for an event. Never a raw payload. */
@@ -147,4 +146,27 @@ export const TERMINAL_EVENT_TYPES: readonly TerminalEventType[] = ["run.complete
 
 export function isTerminalEvent(event: { type: string }): event is TerminalEvent {
   return (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type);
+}
+
+/** Redacted provider terminal payload and stderr tail, for audit. */
+export interface RawRecord {
+  provider: string;
+  terminal?: unknown;
+  stderrTail?: string;
+}
+
+/** The outcome of one completed run. Failures reject with `RunFailedError`. */
+export interface Result<T = unknown> {
+  runId: string;
+  threadId?: string;
+  status: "completed";
+  /** The final assistant message. */
+  text: string;
+  structured?: T;
+  usage?: Usage;
+  providerSessionId?: string;
+  durationMs: number;
+  /** The normalized timeline of this run. */
+  transcript(): AgentEvent[];
+  raw(): RawRecord;
 }

@@ -6,8 +6,7 @@
 import { expect } from "vitest";
 import type { Agent } from "../../src/agent/agent.js";
 import type { Driver } from "../../src/driver/types.js";
-import type { AgentEvent } from "../../src/events/types.js";
-import type { Result } from "../../src/events/result.js";
+import type { AgentEvent, Result } from "../../src/events/types.js";
 
 /** How the late cancel arrives: the stream's `cancel()`, the caller's signal, `break` out of the loop, or `agent.close()`. */
 export type LateCancel = "cancel" | "signal" | "break" | "close";
