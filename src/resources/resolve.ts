@@ -2,10 +2,18 @@
  * Resolves the construction-time resources an Agent hands its driver. `prepare()` and runs use
  * this one resolver, so a standby is keyed by exactly what a run would send.
  */
-import type { AgentOptions } from "../agent/options.js";
 import type { ResolvedResources } from "../driver/types.js";
+import type { InstructionBundle, McpServerConfig, SkillRef, ToolDeclaration } from "../driver/vocabulary.js";
 
-export function resolveResources(options: AgentOptions): ResolvedResources {
+/** The construction options a driver's resources come from (a subset of `AgentOptions`). */
+export interface ResourceOptions {
+  instructions?: string | InstructionBundle[];
+  tools?: ToolDeclaration[];
+  skills?: SkillRef[];
+  mcp?: McpServerConfig[];
+}
+
+export function resolveResources(options: ResourceOptions): ResolvedResources {
   const instructions = Array.isArray(options.instructions)
     ? options.instructions.map((bundle) => bundle.text).join("\n\n")
     : options.instructions;
