@@ -90,7 +90,7 @@ const FAMILIES: Family[] = [
       acp({
         command: wrap(process.execPath, [fileURLToPath(new URL("../drivers/acp/fixtures/fake-agent.mjs", import.meta.url))], "fake-acp-agent"),
         env: { CHAOS_API_KEY: CANARY, FAKE_ACP_ECHO_ENV: "CHAOS_API_KEY" },
-        startupTimeoutMs: 5_000,
+        initializeTimeoutMs: 5_000,
       }),
   },
 ];

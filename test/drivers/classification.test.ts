@@ -1,23 +1,25 @@
 /**
- * Consistent classification on every driver family: an initialize timeout is `timeout`,
- * retryable, before delivery; a line of provider output that is not JSON is `invalid_json`, one
+ * Consistent classification on every driver family: a handshake unanswered within the driver's
+ * `initializeTimeoutMs` is `timeout`, retryable, before delivery; a line of provider output that is not JSON is `invalid_json`, one
  * that is not UTF-8 `invalid_utf8`, JSON that is no protocol message `malformed_frame`; and a flood
  * costs one notice per code per interval whose `count`s add up to the lines written — not one
  * event per line.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { afterAll, describe, expect, it } from "vitest";
 
-import { createAgent, type AgentEvent, type Driver } from "../../src/index.js";
+import { createAgent, RunFailedError, type AgentEvent, type Driver } from "../../src/index.js";
 import { MALFORMED_FRAME_INTERVAL_MS, MalformedFrameNotices } from "../../src/driver/malformed-frames.js";
 import type { DriverEvent } from "../../src/events/types.js";
-import { acp } from "../../src/drivers/acp/index.js";
+import { acp, gemini } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";
+import { codebuddy } from "../../src/drivers/codebuddy/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
+import { pi } from "../../src/drivers/pi/index.js";
 import { writeFakeCodex } from "./codex/harness.js";
 import { installFakeCli, type FakeCli } from "./fake-cli/install.js";
 
@@ -115,15 +117,72 @@ describe("MalformedFrameNotices", () => {
   });
 });
 
-describe("initialize timeout", () => {
-  it("acp: an agent that never answers initialize fails the run with timeout, retryable, before delivery", async () => {
-    const silent = acp({ command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], startupTimeoutMs: 300 });
-    const agent = createAgent(silent, { workspace: dir() });
+/**
+ * A provider that never answers its handshake. A shell records its pid beside it (before Node
+ * even starts, so the test can check the process is gone) and execs an idle Node.
+ */
+function silentProvider(): { executable: string; pids: () => number[] } {
+  const home = dir();
+  const executable = join(home, "silent");
+  writeFileSync(executable, `#!/bin/sh\necho > "${home}/pid-$$"\nexec ${JSON.stringify(process.execPath)} -e "setInterval(() => {}, 1000)"\n`);
+  chmodSync(executable, 0o755);
+  const pids = () => readdirSync(home).filter((f) => f.startsWith("pid-")).map((f) => Number(f.slice(4)));
+  return { executable, pids };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const SILENT_FAMILIES: [string, (provider: ReturnType<typeof silentProvider>, initializeTimeoutMs: number) => Driver][] = [
+  ["codex", (p, initializeTimeoutMs) => codex({ executable: p.executable, home: dir(), initializeTimeoutMs })],
+  ["claude", (p, initializeTimeoutMs) => claude({ executable: p.executable, initializeTimeoutMs })],
+  ["codebuddy", (p, initializeTimeoutMs) => codebuddy({ executable: p.executable, initializeTimeoutMs })],
+  ["acp", (p, initializeTimeoutMs) => acp({ command: p.executable, initializeTimeoutMs })],
+  ["acp preset", (p, initializeTimeoutMs) => gemini({ executable: p.executable, initializeTimeoutMs })],
+  ["pi", (p, initializeTimeoutMs) => pi({ executable: p.executable, initializeTimeoutMs })],
+];
+
+describe("initializeTimeoutMs: a provider that does not answer its handshake in time fails with timeout, retryable, before delivery, on every driver", () => {
+  it.each(SILENT_FAMILIES)("%s: the run fails with timeout naming initializeTimeoutMs, and no provider process is left", async (_name, make) => {
+    const provider = silentProvider();
+    const agent = createAgent(make(provider, 300), { workspace: dir() });
     try {
       const error = await agent.run("hello").catch((e: unknown) => e);
+      // A provider failure, not a refusal: the run rejects with RunFailedError carrying the provider's classification.
+      expect(error).toBeInstanceOf(RunFailedError);
       expect(error).toMatchObject({ code: "timeout", retryable: true, phase: "before_delivery" });
+      expect((error as Error).message).toMatch(/did not answer \S+ within 300 ms \(initializeTimeoutMs\)/);
     } finally {
       await agent.close();
     }
+    expect(provider.pids().length).toBeGreaterThan(0);
+    expect(provider.pids().filter(isAlive)).toEqual([]);
+  });
+
+  it.each(SILENT_FAMILIES)("%s: inspect() reports every panel unavailable with reason timeout, and no provider process is left", async (_name, make) => {
+    const provider = silentProvider();
+    const agent = createAgent(make(provider, 300), { workspace: dir() });
+    try {
+      const inspection = await agent.inspect();
+      const panels = Object.entries(inspection).filter(([, panel]) => typeof panel === "object" && panel !== null && "status" in panel);
+      expect(panels.length).toBeGreaterThan(0);
+      for (const [name, panel] of panels) expect({ name, ...panel }).toMatchObject({ name, status: "unavailable", reason: { code: "timeout" } });
+    } finally {
+      await agent.close();
+    }
+    expect(provider.pids().length).toBeGreaterThan(0);
+    expect(provider.pids().filter(isAlive)).toEqual([]);
+  });
+
+  it.each(SILENT_FAMILIES)("%s: initializeTimeoutMs must be a non-negative integer; 0 (no limit) is accepted", (_name, make) => {
+    const provider = silentProvider();
+    for (const bad of [-1, 1.5, Number.NaN]) expect(() => make(provider, bad)).toThrow(expect.objectContaining({ code: "config_invalid" }));
+    expect(() => make(provider, 0)).not.toThrow();
   });
 });

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
 import type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
@@ -108,8 +109,8 @@ export interface AcpConfig {
   auth?: { methodId: string; meta?: Record<string, unknown> };
   clientCapabilities?: AcpClientCapabilities;
   watchdogs?: AcpWatchdogs;
-  /** How long spawn + `initialize` may take. Default 60 s. */
-  startupTimeoutMs?: number;
+  /** How long the agent may take to answer `initialize` (and `authenticate`), in ms. Default 60 000; 0 = no limit. */
+  initializeTimeoutMs?: number;
   /** Preset traits; set by the presets, optional for a generic agent. */
   preset?: AcpPresetTraits;
 }
@@ -135,7 +136,7 @@ const acpConfigSchema = z.strictObject({
       z.ZodType
     >)
     .optional(),
-  startupTimeoutMs: z.number().optional(),
+  initializeTimeoutMs: initializeTimeoutMsSchema.optional(),
   preset: z
     .strictObject({
       id: nonEmptyString,
@@ -172,7 +173,7 @@ export const acpPresetOptionsSchema = z.strictObject({
   auth: acpConfigSchema.shape.auth,
   clientCapabilities: acpConfigSchema.shape.clientCapabilities,
   watchdogs: acpConfigSchema.shape.watchdogs,
-  startupTimeoutMs: acpConfigSchema.shape.startupTimeoutMs,
+  initializeTimeoutMs: acpConfigSchema.shape.initializeTimeoutMs,
 } satisfies Record<keyof AcpPresetOptions, z.ZodType>);
 
 /** The declared shape of {@link AcpConfig}, for the descriptor. */
@@ -201,7 +202,7 @@ export interface ResolvedAcpConfig {
   auth?: { methodId: string; meta?: Record<string, unknown> };
   clientCapabilities: { fs: { readTextFile: boolean; writeTextFile: boolean }; meta?: Record<string, unknown> };
   watchdogs: ResolvedWatchdogs;
-  startupTimeoutMs: number;
+  initializeTimeoutMs: number;
   preset: Required<Pick<AcpPresetTraits, "id" | "name">> & AcpPresetTraits & AcpLoadQuirks;
 }
 
@@ -229,7 +230,7 @@ export function resolveAcpConfig(config: AcpConfig): ResolvedAcpConfig {
     inheritEnv: [...(config.inheritEnv ?? [])],
     clientCapabilities: { fs: { readTextFile: fs?.readTextFile === true, writeTextFile: fs?.writeTextFile === true } },
     watchdogs: resolveWatchdogs(config.watchdogs),
-    startupTimeoutMs: config.startupTimeoutMs !== undefined && config.startupTimeoutMs > 0 ? config.startupTimeoutMs : 60_000,
+    initializeTimeoutMs: config.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
     preset: { id: "acp", name: "Agent Client Protocol agent", ...(config.preset ?? {}) },
   };
   if (config.clientCapabilities?.meta !== undefined) resolved.clientCapabilities.meta = { ...config.clientCapabilities.meta };

@@ -13,6 +13,7 @@
  * Requests and responses go through the SDK client (`client().onRequest(...).connect(stream)`).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import { withinInitializeTimeout } from "../../driver/initialize-timeout.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
@@ -180,20 +181,17 @@ export class AcpConnection {
     options.onSpawn?.(connection);
     try {
       const started = performance.now();
-      const timeout = AbortSignal.timeout(config.startupTimeoutMs);
-      const init = await connection.request("initialize", connection.initializeParams(), AbortSignal.any([signal, timeout]), "before_delivery").catch((error: unknown) => {
-        if (timeout.aborted && !signal.aborted) {
-          throw new ProviderError(`the agent did not answer initialize within ${config.startupTimeoutMs} ms`, { code: "timeout", retryable: true, phase: "before_delivery" });
-        }
-        throw error;
-      });
+      const init = await withinInitializeTimeout(config.preset.name, config.initializeTimeoutMs, signal, (bounded) =>
+        connection.request("initialize", connection.initializeParams(), bounded, "before_delivery"),
+      );
       connection.#initMs = performance.now() - started;
       if (!isObject(init)) throw new ProviderError("the agent answered initialize without a result object", { code: "malformed_response", phase: "before_delivery" });
       connection.#init = init;
       if (options.authenticate && config.auth !== undefined) {
         const params: Json = { methodId: config.auth.methodId };
         if (config.auth.meta !== undefined) params._meta = config.auth.meta;
-        await connection.request("authenticate", params, AbortSignal.any([signal, AbortSignal.timeout(config.startupTimeoutMs)]), "before_delivery").catch((error: unknown) => {
+        const authenticate = (bounded: AbortSignal) => connection.request("authenticate", params, bounded, "before_delivery");
+        await withinInitializeTimeout(config.preset.name, config.initializeTimeoutMs, signal, authenticate, "authenticate").catch((error: unknown) => {
           if (AdaptorError.is(error) && error.code === "auth_required") throw error;
           throw new AuthRequiredError(`authenticate (${config.auth!.methodId}) failed: ${errorText(error)}`, config.preset.login === undefined ? {} : { remedy: config.preset.login });
         });

@@ -38,7 +38,8 @@ export interface AcpPresetOptions {
   auth?: { methodId: string; meta?: Record<string, unknown> };
   clientCapabilities?: AcpClientCapabilities;
   watchdogs?: AcpWatchdogs;
-  startupTimeoutMs?: number;
+  /** See `AcpConfig.initializeTimeoutMs`. */
+  initializeTimeoutMs?: number;
 }
 
 /** A package's directory, searched the way Node resolves it from here and from the cwd. */
@@ -112,7 +113,7 @@ function build(options: AcpPresetOptions, launch: Launch, presetArgs: string[], 
   if (options.auth !== undefined) config.auth = options.auth;
   if (options.clientCapabilities !== undefined) config.clientCapabilities = options.clientCapabilities;
   if (options.watchdogs !== undefined) config.watchdogs = options.watchdogs;
-  if (options.startupTimeoutMs !== undefined) config.startupTimeoutMs = options.startupTimeoutMs;
+  if (options.initializeTimeoutMs !== undefined) config.initializeTimeoutMs = options.initializeTimeoutMs;
   return acp(config);
 }
 

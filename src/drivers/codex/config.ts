@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { z } from "zod";
 import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
 import { canonicalJson } from "../../driver/signature.js";
+import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow, stringRecord } from "../../agent/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
 
@@ -59,6 +60,8 @@ export interface CodexConfig {
   env?: Record<string, string | undefined>;
   /** Extra arguments after `app-server`, e.g. `["--disable", "plugins"]`. */
   args?: string[];
+  /** How long app-server may take to answer `initialize`, in ms. Default 60 000; 0 = no limit. */
+  initializeTimeoutMs?: number;
 }
 
 /** The captured, validated configuration. */
@@ -72,6 +75,7 @@ export interface ResolvedCodexConfig {
   experimental: boolean;
   env: Record<string, string | undefined>;
   args: string[];
+  initializeTimeoutMs: number;
 }
 
 /** Parent variables a Codex child needs beyond the default allowlist (auth, proxies, CAs). */
@@ -114,6 +118,7 @@ const codexConfigSchema = z.strictObject({
   experimental: z.boolean().optional(),
   env: childEnvSchema.optional(),
   args: z.array(z.string()).optional(),
+  initializeTimeoutMs: initializeTimeoutMsSchema.optional(),
 } satisfies Record<keyof CodexConfig, z.ZodType>);
 
 /** The declared shape of {@link CodexConfig}, for the descriptor. */
@@ -122,7 +127,12 @@ export const CODEX_CONFIG_SCHEMA: JsonSchema = z.toJSONSchema(codexConfigSchema,
 /** Validates and copies a config. Throws `ConfigError` (`config_invalid`) naming the bad field. */
 export function resolveCodexConfig(config: unknown): ResolvedCodexConfig {
   const c = parseOrThrow(codexConfigSchema, config ?? {}, "codex: ");
-  const out: ResolvedCodexConfig = { experimental: c.experimental ?? false, env: {}, args: [...(c.args ?? [])] };
+  const out: ResolvedCodexConfig = {
+    experimental: c.experimental ?? false,
+    env: {},
+    args: [...(c.args ?? [])],
+    initializeTimeoutMs: c.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+  };
   if (c.executable !== undefined) out.executable = c.executable;
   if (c.model !== undefined) out.model = c.model;
   if (c.effort !== undefined) out.effort = c.effort;

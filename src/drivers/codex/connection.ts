@@ -7,6 +7,7 @@
 import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 
+import { withinInitializeTimeout } from "../../driver/initialize-timeout.js";
 import type { McpServerConfig } from "../../driver/vocabulary.js";
 import { AdaptorError, ProviderError, type ProtocolError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
@@ -25,9 +26,6 @@ export type ClientParams<M extends ClientMethod> = Extract<ClientRequest, { meth
 
 /** What Codex reports as the client (`originator` header and User-Agent prefix). */
 export const CLIENT_NAME = "agent_adaptor";
-
-/** Bound on spawn → `initialize` answer; Codex answers in well under a second when healthy. */
-const HANDSHAKE_TIMEOUT_MS = 60_000;
 
 function packageVersion(): string {
   try {
@@ -139,15 +137,10 @@ export class CodexConnection {
       clientInfo: { name: CLIENT_NAME, title: "agent-adaptor", version: CLIENT_VERSION },
       capabilities: { experimentalApi: config.experimental, requestAttestation: false },
     };
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ProviderError("codex app-server did not answer initialize in time", { code: "timeout", retryable: true, phase: "before_delivery" })),
-        HANDSHAKE_TIMEOUT_MS,
-      );
-    });
     try {
-      const answer = await Promise.race([this.peer.request<InitializeResponse>("initialize", params, { signal }), timeout]);
+      const answer = await withinInitializeTimeout("codex app-server", config.initializeTimeoutMs, signal, (bounded) =>
+        this.peer.request<InitializeResponse>("initialize", params, { signal: bounded }),
+      );
       if (typeof answer !== "object" || answer === null) {
         throw new ProviderError("codex app-server answered initialize with no result", { code: "malformed_response", phase: "before_delivery" });
       }
@@ -163,8 +156,6 @@ export class CodexConnection {
         throw new ProviderError(`codex app-server refused initialize: ${error.message}`, { code: "provider_error", phase: "before_delivery" });
       }
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
@@ -38,6 +39,8 @@ export interface StreamJsonDriverConfig {
   args?: string[];
   /** Settings files the CLI loads; omitted = the CLI's default. */
   settingSources?: SettingSource[];
+  /** How long the CLI may take to answer `initialize`, in ms. Default 60 000; 0 = no limit. */
+  initializeTimeoutMs?: number;
 }
 
 const streamJsonConfigSchema = z.strictObject({
@@ -49,6 +52,7 @@ const streamJsonConfigSchema = z.strictObject({
   env: childEnvSchema.optional(),
   args: z.array(z.string()).optional(),
   settingSources: z.array(z.enum(["user", "project", "local"] satisfies SettingSource[])).optional(),
+  initializeTimeoutMs: initializeTimeoutMsSchema.optional(),
 } satisfies Record<keyof StreamJsonDriverConfig, z.ZodType>);
 
 /** The declared shape of {@link StreamJsonDriverConfig}, for the descriptor. */

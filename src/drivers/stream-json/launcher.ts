@@ -5,6 +5,7 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_INITIALIZE_TIMEOUT_MS, withinInitializeTimeout } from "../../driver/initialize-timeout.js";
 import { ExecutableNotFoundError } from "../../errors/index.js";
 import { createRedactor, type Redactor } from "../../redact/redact.js";
 import { buildArgs, commandFor, type LaunchSettings } from "./argv.js";
@@ -12,9 +13,6 @@ import { providerKey, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";
 import { StreamJsonProcess } from "./process.js";
 import type { Json } from "./wire.js";
-
-/** How long a CLI may take to answer `initialize` (CodeBuddy loads a 16 MB bundle first). */
-export const INITIALIZE_TIMEOUT_MS = 120_000;
 
 export class Launcher {
   readonly dialect: StreamJsonDialect;
@@ -97,7 +95,8 @@ export class Launcher {
       ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
       ...(options.hasPrompt ? { hasPrompt: true } : {}),
     });
-    return proc.request(request, { timeoutMs: INITIALIZE_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) });
+    const timeoutMs = this.config.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
+    return withinInitializeTimeout(this.dialect.name, timeoutMs, options.signal, (signal) => proc.request(request, { signal }));
   }
 
   /** Closes stdin and lets the CLI exit on its own for up to `graceMs`, then stops the group. */
