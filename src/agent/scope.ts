@@ -8,7 +8,7 @@ import { InputError } from "../input/errors.js";
 import { InputRef } from "../input/refs.js";
 import { AGENT_OPTION_KEYS, CALL_OPTION_KEYS, UNSUPPORTED_AGENT_KEYS, type AgentOptions, type CallOptions } from "./options.js";
 import { agentOptionsSchema, callOptionsSchema } from "./validate.js";
-import { parseOrThrow } from "./validate-schema.js";
+import { parseOrThrow } from "../driver/validate-schema.js";
 
 const CONSTRUCTION_KEYS = new Set<string>(Object.keys(AGENT_OPTION_KEYS));
 const CALL_KEYS = new Set<string>(Object.keys(CALL_OPTION_KEYS));

@@ -8,7 +8,7 @@ import type { ThreadStore } from "../thread/store.js";
 import type { InputDiagnosticHandler } from "../input/errors.js";
 import type { AgentOptions, CallDefaults, CallOptions } from "./options.js";
 import type { ApprovalHandler, Policy, UserInputHandler } from "../driver/vocabulary.js";
-import { functionOf, httpUrl, jsonObject, nonEmptyString, stringRecord } from "./validate-schema.js";
+import { functionOf, httpUrl, jsonObject, nonEmptyString, stringRecord } from "../driver/validate-schema.js";
 
 const SANDBOX_MODES = { "read-only": true, "workspace-write": true, "full-access": true } satisfies Record<NonNullable<Policy["sandbox"]>, true>;
 const APPROVAL_MODES = { never: true, "on-request": true, "on-failure": true, untrusted: true } satisfies Record<NonNullable<Policy["approval"]>, true>;
