@@ -8,7 +8,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
-import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
+import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../driver/validate-schema.js";
 import type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
 import { ConfigError } from "../../errors/index.js";
 import { isSecretEnvName, MIN_SECRET_LENGTH } from "../../redact/redact.js";

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import { ConfigError } from "../../errors/index.js";
-import { parseOrThrow } from "../../agent/validate-schema.js";
+import { parseOrThrow } from "../../driver/validate-schema.js";
 import { acpPresetOptionsSchema, type AcpClientCapabilities, type AcpConfig, type AcpLoadQuirks, type AcpPresetTraits, type AcpWatchdogs } from "./config.js";
 import { acp, type AcpDriver } from "./driver.js";
 

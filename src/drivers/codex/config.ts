@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
 import { canonicalJson } from "../../driver/signature.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
-import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow, stringRecord } from "../../agent/validate-schema.js";
+import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow, stringRecord } from "../../driver/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
 
 /** A model provider Codex should call instead of its default (`model_providers.<id>` in Codex's config). */

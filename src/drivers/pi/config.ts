@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { z } from "zod";
-import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
+import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../driver/validate-schema.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { ConfigError } from "../../errors/index.js";

@@ -7,7 +7,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
-import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow } from "../../agent/validate-schema.js";
+import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow } from "../../driver/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
 
 /** Which settings files the CLI loads. `[]` loads none (isolation). */
