@@ -19,7 +19,7 @@ import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/ind
 import type { Redactor } from "../../redact/redact.js";
 import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import type { ResolvedAcpConfig } from "./config.js";
-import { errorText, isObject, stderrExcerpt, type Json } from "./json.js";
+import { errorText, isObject, stderrExcerpt, type Json } from "../../driver/json.js";
 
 /**
  * How long a closed connection waits for the agent's exit before calling it a protocol failure:

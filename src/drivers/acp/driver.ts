@@ -23,7 +23,7 @@ import { createRedactor, secretEnvValues, type Redactor } from "../../redact/red
 import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
 import { allUnavailable, inspectConnection, TRANSPORT } from "./inspect.js";
-import { errorText } from "./json.js";
+import { errorText } from "../../driver/json.js";
 import { agentCaps, runAcpTurn } from "./run.js";
 
 /** Media types sent as ACP `image` blocks (when the agent advertises `promptCapabilities.image`). */

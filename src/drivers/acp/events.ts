@@ -6,7 +6,7 @@ import type { DriverEvent, PlanEntry, ToolKind } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
-import { arr, isObject, num, str, type Json } from "./json.js";
+import { arr, isObject, num, str, type Json } from "../../driver/json.js";
 
 export type Emit = (event: DriverEvent) => Promise<void>;
 

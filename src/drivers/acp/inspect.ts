@@ -8,7 +8,7 @@ import type { InspectResponse } from "../../driver/types.js";
 import { AdaptorError } from "../../errors/index.js";
 import type { AuthMethodInfo, AuthReport, EnvironmentReport, Evidence, Observation, ProviderCapabilities } from "../../inspect/types.js";
 import type { AcpConnection } from "./connection.js";
-import { arr, errorText, isObject, str, type Json } from "./json.js";
+import { arr, errorText, isObject, str, type Json } from "../../driver/json.js";
 
 export const TRANSPORT = "acp (JSON-RPC over stdio)";
 

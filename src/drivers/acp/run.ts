@@ -29,7 +29,7 @@ import type { AcpLoadQuirks, AcpPresetTraits, ResolvedWatchdogs } from "./config
 import type { AcpConnection } from "./connection.js";
 import { tokenUsage, UpdateMapper } from "./events.js";
 import { insideWorkspace, readablePath } from "./fs-bridge.js";
-import { arr, isObject, str, stderrExcerpt, type Json } from "./json.js";
+import { arr, isObject, str, stderrExcerpt, type Json } from "../../driver/json.js";
 
 /** How long a cancelled run waits for the agent's answer before the process is retired. */
 const CANCEL_GRACE_MS = 5000;

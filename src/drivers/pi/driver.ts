@@ -13,7 +13,7 @@ import { allUnavailable } from "../../driver/observations.js";
 import type { Policy } from "../../driver/vocabulary.js";
 import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
 import { createRedactor, type Redactor } from "../../redact/redact.js";
-import { errorText } from "../acp/json.js";
+import { errorText } from "../../driver/json.js";
 import {
   BOUND_KEY_ENV,
   BOUND_PROVIDER,

@@ -7,7 +7,7 @@
  */
 import type { DriverEvent, ToolKind } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
-import { arr, isObject, num, str, type Json } from "../acp/json.js";
+import { arr, isObject, num, str, type Json } from "../../driver/json.js";
 
 const PROVIDER = "pi";
 

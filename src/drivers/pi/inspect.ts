@@ -6,7 +6,7 @@
 import type { InspectResponse } from "../../driver/types.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
 import type { ConfigurationReport, Evidence, ModelInfo, NativeCommandInfo, Observation } from "../../inspect/types.js";
-import { arr, errorText, isObject, num, str, type Json } from "../acp/json.js";
+import { arr, errorText, isObject, num, str, type Json } from "../../driver/json.js";
 import { PI_THINKING_LEVELS } from "./config.js";
 import { PiCommandError, type PiConnection } from "./rpc.js";
 

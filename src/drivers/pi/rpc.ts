@@ -15,7 +15,7 @@ import type { DriverEvent } from "../../events/types.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
-import { isObject, stderrExcerpt, str, type Json } from "../acp/json.js";
+import { isObject, stderrExcerpt, str, type Json } from "../../driver/json.js";
 
 type Phase = "before_delivery" | "after_delivery";
 

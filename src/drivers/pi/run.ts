@@ -14,7 +14,7 @@ import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { AuthRequiredError, ProviderError } from "../../errors/index.js";
 import type { DriverEvent } from "../../events/types.js";
 import { InputError } from "../../input/errors.js";
-import { arr, isObject, stderrExcerpt, str, type Json } from "../acp/json.js";
+import { arr, isObject, stderrExcerpt, str, type Json } from "../../driver/json.js";
 import { PI_THINKING_LEVELS } from "./config.js";
 import { PiEventMapper } from "./events.js";
 import { availableModels } from "./inspect.js";

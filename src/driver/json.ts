@@ -1,4 +1,4 @@
-/** Lenient accessors for untyped ACP payloads: unknown fields are ignored, nothing is guessed. */
+/** Lenient accessors for untyped provider payloads: unknown fields are ignored, nothing is guessed. */
 
 export type Json = Record<string, unknown>;
 
