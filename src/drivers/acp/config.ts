@@ -9,7 +9,6 @@ import { z } from "zod";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../driver/validate-schema.js";
-import type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
 import { ConfigError } from "../../errors/index.js";
 import { isSecretEnvName, MIN_SECRET_LENGTH } from "../../redact/redact.js";
 
@@ -154,6 +153,35 @@ const acpConfigSchema = z.strictObject({
     } satisfies Record<keyof (AcpPresetTraits & AcpLoadQuirks), z.ZodType>)
     .optional(),
 } satisfies Record<keyof AcpConfig, z.ZodType>);
+
+/** An external model endpoint for the agent. */
+export interface AcpProviderBinding {
+  /** Base URL of the endpoint (e.g. `http://127.0.0.1:8080/v1` for OpenAI-compatible agents). */
+  baseUrl: string;
+  /** Name of the environment variable holding the API key (read from `env`, then the host's environment). */
+  apiKeyEnv?: string;
+  /** Model name, passed through unchanged. */
+  model?: string;
+  /** Wire API, where the agent lets you choose (Copilot: `completions` | `responses`). */
+  wireApi?: string;
+}
+
+/** Options shared by every preset. */
+export interface AcpPresetOptions {
+  /** Executable to start instead of the resolved one. */
+  executable?: string;
+  /** Extra arguments, appended after the preset's. */
+  args?: readonly string[];
+  env?: Readonly<Record<string, string | undefined>>;
+  inheritEnv?: readonly string[];
+  cwd?: string;
+  provider?: AcpProviderBinding;
+  auth?: { methodId: string; meta?: Record<string, unknown> };
+  clientCapabilities?: AcpClientCapabilities;
+  watchdogs?: AcpWatchdogs;
+  /** See `AcpConfig.initializeTimeoutMs`. */
+  initializeTimeoutMs?: number;
+}
 
 /** Options every preset takes (see `AcpPresetOptions`); the preset supplies command and traits. */
 export const acpPresetOptionsSchema = z.strictObject({

@@ -6,4 +6,4 @@ export { acp, isAcpStandby, ACP_IMAGE_MEDIA_TYPES, ACP_AUDIO_MEDIA_TYPES } from 
 export type { AcpDriver, AcpProcessStats, AcpStandby } from "./driver.js";
 export type { AcpConfig, AcpClientCapabilities, AcpPresetTraits, AcpUsageSource, AcpWatchdogs } from "./config.js";
 export { claudeAcp, codexAcp, copilot, cursor, gemini, presetPackageVersions, qwen } from "./presets.js";
-export type { AcpPresetOptions, AcpProviderBinding } from "./presets.js";
+export type { AcpPresetOptions, AcpProviderBinding } from "./config.js";

@@ -8,39 +8,10 @@ import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import { ConfigError } from "../../errors/index.js";
 import { parseOrThrow } from "../../driver/validate-schema.js";
-import { acpPresetOptionsSchema, type AcpClientCapabilities, type AcpConfig, type AcpLoadQuirks, type AcpPresetTraits, type AcpWatchdogs } from "./config.js";
+import { acpPresetOptionsSchema, type AcpClientCapabilities, type AcpPresetOptions, type AcpProviderBinding, type AcpConfig, type AcpLoadQuirks, type AcpPresetTraits, type AcpWatchdogs } from "./config.js";
 import { acp, type AcpDriver } from "./driver.js";
 
 const require = createRequire(import.meta.url);
-
-/** An external model endpoint for the agent. */
-export interface AcpProviderBinding {
-  /** Base URL of the endpoint (e.g. `http://127.0.0.1:8080/v1` for OpenAI-compatible agents). */
-  baseUrl: string;
-  /** Name of the environment variable holding the API key (read from `env`, then the host's environment). */
-  apiKeyEnv?: string;
-  /** Model name, passed through unchanged. */
-  model?: string;
-  /** Wire API, where the agent lets you choose (Copilot: `completions` | `responses`). */
-  wireApi?: string;
-}
-
-/** Options shared by every preset. */
-export interface AcpPresetOptions {
-  /** Executable to start instead of the resolved one. */
-  executable?: string;
-  /** Extra arguments, appended after the preset's. */
-  args?: readonly string[];
-  env?: Readonly<Record<string, string | undefined>>;
-  inheritEnv?: readonly string[];
-  cwd?: string;
-  provider?: AcpProviderBinding;
-  auth?: { methodId: string; meta?: Record<string, unknown> };
-  clientCapabilities?: AcpClientCapabilities;
-  watchdogs?: AcpWatchdogs;
-  /** See `AcpConfig.initializeTimeoutMs`. */
-  initializeTimeoutMs?: number;
-}
 
 /** A package's directory, searched the way Node resolves it from here and from the cwd. */
 function packageDir(name: string): string | undefined {
