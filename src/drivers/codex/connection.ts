@@ -150,7 +150,7 @@ export class CodexConnection {
       if (signal.aborted) throw signal.reason;
       if (AdaptorError.is(error) && (error.code === "peer_exited" || error.code === "request_cancelled")) {
         await this.process.stop();
-        throw exitFailure("before answering initialize", this.process.exitStatus, this.process.stderrTail(), "before_delivery", "provider_error");
+        throw exitFailure("before answering initialize", this.process.exitStatus, this.process.stderrTail(), "before_delivery");
       }
       if (error instanceof JsonRpcError) {
         throw new ProviderError(`codex app-server refused initialize: ${error.message}`, { code: "provider_error", phase: "before_delivery" });

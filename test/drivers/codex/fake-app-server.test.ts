@@ -142,7 +142,7 @@ describe("codex driver on a fake app-server", () => {
       }
     });
 
-    it("turns an exit before initialize into provider_error with a redacted stderr excerpt", async () => {
+    it("reports an exit before initialize as an unavailable inspection and a provider_exited run, with a redacted stderr excerpt", async () => {
       const { driver, workspace } = fake("exit-before-init");
       const agent = createAgent(driver, { workspace });
       try {
@@ -157,7 +157,8 @@ describe("codex driver on a fake app-server", () => {
 
         const error = await agent.run("hello").catch((e: unknown) => e);
         expect(error).toBeInstanceOf(RunFailedError);
-        expect(error).toMatchObject({ code: "provider_error", phase: "before_delivery" });
+        expect(error).toMatchObject({ code: "provider_exited", phase: "before_delivery" });
+        expect((error as Error).message).toContain("before answering initialize");
         expect((error as Error).message).not.toContain("sk-fakesecretvalue123456");
       } finally {
         await agent.close();
