@@ -164,8 +164,9 @@ export class StreamJsonProcess {
           continue;
         }
         const message = frame.value;
-        if (!isObject(message)) {
-          await this.#deliver({ kind: "malformed", code: "protocol_error", message: "a stdout line is not a JSON object" });
+        // Every stream-json message names its `type`; JSON without one is no protocol message.
+        if (!isObject(message) || typeof message.type !== "string") {
+          await this.#deliver({ kind: "malformed", code: "malformed_frame", message: "a stdout line is JSON but no typed stream-json message" });
           continue;
         }
         if (message.type === "control_response" && isObject(message.response)) {

@@ -4,7 +4,7 @@
 // | malformed-commands | unknown-mcp-status.
 // Turn behaviour is chosen by markers in the prompt: [[think]] [[write]] [[bash]] [[todo]] [[ask]]
 // [[mcp]] [[task]] [[slow]] [[unfinished]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]]
-// [[leak]] [[malformed-flood]].
+// [[leak]] [[malformed-flood]] [[untyped]].
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -288,6 +288,8 @@ async function turn(message) {
     return;
   }
   if (prompt.includes("[[malformed]]")) process.stdout.write("this line is not json\n");
+  // A JSON object that is no stream-json message: it has no `type`.
+  if (prompt.includes("[[untyped]]")) process.stdout.write(`${JSON.stringify({ session_id: sessionId, note: "no type" })}\n`);
   if (prompt.includes("[[malformed-flood]]")) {
     // A flood of unreadable lines: 200 that are not JSON, one not UTF-8, one JSON but no message.
     for (let i = 0; i < 200; i++) process.stdout.write("{not json\n");
