@@ -6,6 +6,7 @@ export const isObject = (v: unknown): v is Json => typeof v === "object" && v !=
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const bool = (v: unknown): boolean | undefined => (typeof v === "boolean" ? v : undefined);
 
 /** A readable message of an error or JSON-RPC error object, without payload dumps. */
 export function errorText(error: unknown): string {

@@ -1,0 +1,14 @@
+/** The driver's view of its configured environment: the values it sets, and a redactor over them. */
+import { createRedactor, type Redactor } from "../../redact/redact.js";
+
+/** The variables with a value (an `undefined` entry removes a variable from the child; it holds no secret). */
+export function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+/** A redactor for a driver's processes: secrets of the parent's environment, the configured `env`, and `secrets`. */
+export function driverRedactor(env: Readonly<Record<string, string | undefined>>, secrets: readonly string[]): Redactor {
+  return createRedactor({ env: { ...process.env, ...definedOnly(env) }, secrets });
+}

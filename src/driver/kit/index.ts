@@ -1,0 +1,40 @@
+/**
+ * The driver kit (`agent-adaptor/driver-kit`): the pieces every process-backed driver needs,
+ * written once: owned processes and their stats, a claimable standby, inspect-then-keep the
+ * connection, lenient JSON accessors, evidence records, the ordered emit chain, stderr excerpts
+ * and an abort-aware delay. The built-in Codex, ACP, Pi and stream-json drivers stand on it;
+ * see docs/driver-kit.md.
+ *
+ * @packageDocumentation
+ */
+
+/** Processes a driver owns: live set, start count, the "driver closed" rule. */
+export { OwnedProcesses } from "./processes.js";
+/** Processes a driver owns: the stats type, the connection contract, the start callback. */
+export type { OwnedConnection, ProcessStats, StartConnection } from "./processes.js";
+/** A standby over one connection, claimable once by the driver that made it. */
+export { ClaimableStandby } from "./standby.js";
+/** The process side of a connection: launch settings and the shared lifecycle. */
+export { ProcessConnection, spawnLaunch } from "./connection.js";
+/** How a driver launches its CLI. */
+export type { ProcessLaunch } from "./connection.js";
+/** Inspection over a started connection, and `prepare()` keeping it as a standby. */
+export { inspectOverConnection, keepAsStandby } from "./inspect.js";
+/** What one driver's inspection over a connection needs, and what it yields. */
+export type { ConnectionInspection, InspectionOutcome } from "./inspect.js";
+/** Evidence records with one clock and one rounding. */
+export { evidence, evidenceClock } from "./evidence.js";
+/** What one evidence record says. */
+export type { EvidenceInput } from "./evidence.js";
+/** The ordered emit chain of one run. */
+export { OrderedEmitter } from "./emit-chain.js";
+/** A wait that ends with the abort reason when the signal aborts. */
+export { abortableDelay } from "./delay.js";
+/** The configured environment's values, and a redactor over them. */
+export { definedOnly, driverRedactor } from "./env.js";
+/** Lenient accessors for untyped provider payloads, error text and stderr excerpts. */
+export { arr, bool, errorText, isObject, num, stderrExcerpt, str } from "../json.js";
+/** An untyped provider payload (a JSON object). */
+export type { Json } from "../json.js";
+/** Builders for inspection observations. */
+export { allUnavailable, observed, unavailable, unsupported } from "../observations.js";
