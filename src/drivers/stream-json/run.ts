@@ -68,6 +68,8 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
   let interrupting = false;
   /** The outcome of a `result` read before any interrupt, announced as it was read. */
   let completion: Promise<RunResponse> | undefined;
+  /** Until the prompt is written the CLI has no turn to wind down, so a failure stops it at once. */
+  let delivered = false;
   try {
     if (!standby) {
       const instructions = request.resources.instructions;
@@ -96,6 +98,7 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     });
     signal.throwIfAborted();
     request.markDelivered();
+    delivered = true;
     await proc.send(line).catch(() => undefined); // an exit is reported below, with its status
 
     const aborted = abortion(signal);
@@ -119,7 +122,8 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     broker.close();
     // Whatever the CLI still writes (state changes after the result) no longer belongs to the run.
     await proc.attach(undefined);
-    await launcher.retire(proc);
+    // A CLI that timed out or failed its handshake is hung or broken: it gets no grace to exit.
+    await (delivered ? launcher.retire(proc) : proc.stop());
   }
   if (failure !== undefined) throw failure;
   return { ...outcome!, stderrTail: proc.stderrTail() };
