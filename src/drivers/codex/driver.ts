@@ -18,8 +18,13 @@ import type {
   StandbyHandle,
   StandbyUse,
 } from "../../driver/types.js";
-import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
-import { createRedactor, secretEnvValues, type Redactor } from "../../redact/redact.js";
+import { ProviderError } from "../../errors/index.js";
+import { secretEnvValues, type Redactor } from "../../redact/redact.js";
+import { stderrExcerpt } from "../../driver/json.js";
+import { driverRedactor } from "../../driver/kit/env.js";
+import { inspectOverConnection, keepAsStandby } from "../../driver/kit/inspect.js";
+import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
+import { ClaimableStandby } from "../../driver/kit/standby.js";
 import {
   CODEX_CONFIG_SCHEMA,
   configFingerprint,
@@ -30,9 +35,8 @@ import {
   type ResolvedCodexConfig,
 } from "./config.js";
 import { CodexConnection } from "./connection.js";
-import { stderrExcerpt } from "./errors.js";
 import { CODEX_INSTALL, resolveExecutable, type ResolvedExecutable } from "./executable.js";
-import { allUnavailable, inspectConnection, TRANSPORT } from "./inspect.js";
+import { inspectConnection, TRANSPORT } from "./inspect.js";
 import type { ThreadListResponse } from "./protocol/v2/ThreadListResponse.js";
 import type { ThreadLoadedListResponse } from "./protocol/v2/ThreadLoadedListResponse.js";
 import { runTurn } from "./run.js";
@@ -53,13 +57,8 @@ const DESCRIPTOR: Descriptor = {
   configSchema: CODEX_CONFIG_SCHEMA,
 };
 
-/** Processes the driver owns, for observability and tests. */
-export interface CodexProcessStats {
-  /** Pids of live `codex app-server` processes (standbys, runs, inspections). */
-  live: number[];
-  /** How many processes the driver has started since it was created. */
-  started: number;
-}
+/** Processes the driver owns (live `codex app-server` pids and starts), for observability and tests. */
+export type CodexProcessStats = ProcessStats;
 
 /** The Codex driver: the Driver SPI plus process accounting. */
 export interface CodexDriver extends Driver {
@@ -88,45 +87,17 @@ export function isCodexStandby(handle: unknown): handle is CodexStandby {
   return handle instanceof Standby;
 }
 
-class Standby implements CodexStandby {
-  readonly #connection: CodexConnection;
-  readonly #owner: object;
-  #claimed = false;
-
-  constructor(connection: CodexConnection, owner: object) {
-    this.#connection = connection;
-    this.#owner = owner;
-  }
-
-  get pid(): number {
-    return this.#connection.pid;
-  }
-
-  isAlive(): boolean {
-    return this.#connection.alive;
-  }
-
+class Standby extends ClaimableStandby<CodexConnection> implements CodexStandby {
   async threads(signal?: AbortSignal): Promise<CodexStandbyThreads> {
-    if (this.#claimed || !this.#connection.alive) throw new ProviderError("codex: the standby is no longer available", { code: "standby_unavailable" });
+    if (this.claimed || !this.connection.alive) throw new ProviderError("codex: the standby is no longer available", { code: "standby_unavailable" });
     const [list, loaded] = await Promise.all([
-      this.#connection.request<ThreadListResponse>("thread/list", {}, signal),
-      this.#connection.request<ThreadLoadedListResponse>("thread/loaded/list", {}, signal),
+      this.connection.request<ThreadListResponse>("thread/list", {}, signal),
+      this.connection.request<ThreadLoadedListResponse>("thread/loaded/list", {}, signal),
     ]);
     return {
       persisted: (Array.isArray(list?.data) ? list.data : []).map((t) => t?.id).filter((id): id is string => typeof id === "string"),
       loaded: (Array.isArray(loaded?.data) ? loaded.data : []).filter((id): id is string => typeof id === "string"),
     };
-  }
-
-  /** Hands the connection to one run. */
-  claim(owner: object): CodexConnection | undefined {
-    if (owner !== this.#owner || this.#claimed || !this.#connection.alive) return undefined;
-    this.#claimed = true;
-    return this.#connection;
-  }
-
-  close(): Promise<void> {
-    return this.#connection.close();
   }
 }
 
@@ -134,16 +105,14 @@ class CodexDriverImpl implements CodexDriver {
   readonly #config: ResolvedCodexConfig;
   readonly #executable: ResolvedExecutable | undefined;
   readonly #redactor: Redactor;
-  readonly #live = new Map<number, CodexConnection>();
+  readonly #processes = new OwnedProcesses<CodexConnection>("codex", CODEX_INSTALL);
   readonly #steers = new Map<string, (text: string, signal: AbortSignal) => Promise<void>>();
-  #started = 0;
-  #closed = false;
 
   constructor(config: ResolvedCodexConfig) {
     this.#config = config;
     const path = Object.hasOwn(config.env, "PATH") ? config.env.PATH : process.env.PATH;
     this.#executable = resolveExecutable(config.executable, path);
-    this.#redactor = createRedactor({ env: { ...process.env, ...definedOnly(config.env) }, secrets: configSecrets(config) });
+    this.#redactor = driverRedactor(config.env, configSecrets(config));
   }
 
   descriptor(): Descriptor {
@@ -167,65 +136,32 @@ class CodexDriverImpl implements CodexDriver {
   }
 
   processes(): CodexProcessStats {
-    return { live: [...this.#live.keys()], started: this.#started };
+    return this.#processes.stats();
   }
 
-  async #open(cwd: string, mcp: readonly McpServerConfig[], signal: AbortSignal): Promise<CodexConnection> {
-    if (this.#closed) throw new ProviderError("codex: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
-    const connection = await CodexConnection.open({
-      config: this.#config,
-      executable: this.#executable,
-      cwd,
-      mcp,
-      redactor: this.#redactor,
-      signal,
-      onSpawn: (c) => {
-        this.#started++;
-        this.#live.set(c.pid, c);
-        void c.exited.then(() => this.#live.delete(c.pid));
-      },
-    }).catch((error: unknown) => {
-      throw ExecutableNotFoundError.explain(error, CODEX_INSTALL);
-    });
-    if (this.#closed) {
-      await connection.close();
-      throw new ProviderError("codex: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
-    }
-    return connection;
+  #open(cwd: string, mcp: readonly McpServerConfig[], signal: AbortSignal): Promise<CodexConnection> {
+    return this.#processes.open((onSpawn) =>
+      CodexConnection.open({ config: this.#config, executable: this.#executable, cwd, mcp, redactor: this.#redactor, signal, onSpawn }),
+    );
   }
 
   #executablePath(): string {
     return this.#executable?.path ?? this.#config.executable ?? "codex";
   }
 
-  /** Inspection over a fresh or given connection; failures to start become observations. */
-  async #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean): Promise<{ inspection: InspectResponse; connection?: CodexConnection }> {
-    const secrets = configSecrets(this.#config);
-    let connection: CodexConnection;
-    try {
-      connection = await this.#open(request.workspace, request.resources.mcp, signal);
-    } catch (error) {
-      signal.throwIfAborted();
-      if (error instanceof ExecutableNotFoundError) return { inspection: { ...allUnavailable("executable_not_found", error.summary), secrets } };
-      if (AdaptorError.is(error) && error.code === "executable_not_found") {
-        return { inspection: { ...allUnavailable("executable_not_found", error.message), secrets } };
-      }
-      if (AdaptorError.is(error) && (error.code === "config_invalid" || error.code === "driver_closed")) throw error;
-      const message = AdaptorError.is(error) ? error.message : `codex app-server could not be started: ${stderrExcerpt(String(error))}`;
-      const code = AdaptorError.is(error) && error.code === "timeout" ? "timeout" : "provider_error";
-      return { inspection: { ...allUnavailable(code, message), secrets } };
-    }
-    try {
-      const panels = await inspectConnection(connection, request.workspace, this.#executablePath(), signal);
-      if (keep && connection.alive) return { inspection: { ...panels, secrets }, connection };
-      // Stopping starts now (stdin closed, SIGTERM sent); the reaping finishes in the background
-      // and `close()` waits for it, so the caller does not pay for the process's exit.
-      void connection.close();
-      return { inspection: { ...panels, secrets } };
-    } catch (error) {
-      await connection.close();
-      throw error;
-    }
+  /** Inspection over a fresh connection; failures to start become observations. */
+  #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean) {
+    return inspectOverConnection<CodexConnection>(
+      {
+        open: () => this.#open(request.workspace, request.resources.mcp, signal),
+        inspect: (connection) => inspectConnection(connection, request.workspace, this.#executablePath(), signal),
+        secrets: configSecrets(this.#config),
+        redactor: this.#redactor,
+        describeUntyped: (error) => `codex app-server could not be started: ${stderrExcerpt(String(error))}`,
+      },
+      signal,
+      keep,
+    );
   }
 
   async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
@@ -233,13 +169,7 @@ class CodexDriverImpl implements CodexDriver {
   }
 
   async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
-    const { inspection, connection } = await this.#inspectWith(request, signal, true);
-    if (connection === undefined) return { inspection, process: "transient" };
-    if (signal.aborted) {
-      await connection.close();
-      signal.throwIfAborted();
-    }
-    return { inspection, process: "ready", standby: new Standby(connection, this) };
+    return keepAsStandby(await this.#inspectWith(request, signal, true), signal, (connection) => new Standby(connection, this));
   }
 
   /** `codex app-server` starts, resumes or forks a thread by request, so its unbound process serves any run. */
@@ -270,16 +200,9 @@ class CodexDriverImpl implements CodexDriver {
     await steer(text, signal);
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    await Promise.all([...this.#live.values()].map((c) => c.close()));
+  close(): Promise<void> {
+    return this.#processes.close();
   }
-}
-
-function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
 }
 
 /**
