@@ -1,0 +1,92 @@
+/**
+ * The checked event sink a driver emits into (DESIGN §4–§5). It checks each event's shape, keeps
+ * the order (nothing after the driver's terminal), holds the terminal back for core to publish
+ * last, tells the thread about a provider session id before the event is published, and publishes
+ * the rest — redacted unless it is model output — to the run's timeline, which stamps `seq`.
+ */
+import type { EventSink } from "../driver/types.js";
+import { DriverContractError } from "../errors/index.js";
+import type { RunTimeline } from "../events/timeline.js";
+import type { DriverEvent } from "../events/types.js";
+import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
+import type { Redactor } from "../redact/redact.js";
+import type { AnnouncedTerminal } from "./outcome.js";
+
+/** Event types whose text is model output; every other event is redacted before publication. */
+const CONTENT_EVENTS: ReadonlySet<string> = new Set(["message.delta", "message.completed", "reasoning.delta", "reasoning.completed"]);
+
+export interface CheckedSinkOptions {
+  driverId: string;
+  timeline: RunTimeline;
+  /** The run's current redactor (it gains the input placeholders once the inputs exist). */
+  redactor(): Redactor;
+  /** Called once, with the first violation; the run is aborted by it. */
+  onViolation(error: DriverContractError): void;
+  /** Sees every accepted non-terminal event, in order (the startup deadline). */
+  observe(event: DriverEvent): void;
+  /** Called when the driver announces its terminal. */
+  onTerminal(): void;
+  /** The thread's hook for a provider session id; awaited before `thread.bound` is published. */
+  bound?: ((providerSessionId: string) => Promise<void>) | undefined;
+}
+
+/** The sink a driver sees, with what it observed for the outcome decision. */
+export class CheckedSink implements EventSink {
+  /** The terminal the driver announced. */
+  announced: AnnouncedTerminal | undefined;
+  /** The first contract violation. */
+  contractError: DriverContractError | undefined;
+  /** The last provider session id the driver reported. */
+  providerSessionId: string | undefined;
+  readonly #options: CheckedSinkOptions;
+
+  constructor(options: CheckedSinkOptions) {
+    this.#options = options;
+  }
+
+  // An arrow property and not async: the common case publishes synchronously and returns nothing
+  // to await, and drivers may pass `sink.emit` around unbound.
+  readonly emit = (event: DriverEvent): Promise<void> | undefined => {
+    try {
+      if (this.contractError) throw this.contractError;
+      try {
+        assertDriverEvent(this.#options.driverId, event);
+      } catch (error) {
+        this.#violate(error as DriverContractError);
+      }
+      if (this.announced) this.#violate(new DriverContractError(this.#options.driverId, `emitted ${event.type} after its terminal event`));
+      if (DRIVER_TERMINAL_TYPES.has(event.type)) {
+        this.announced = event as AnnouncedTerminal;
+        this.#options.onTerminal();
+        return undefined;
+      }
+      this.#options.observe(event);
+      if (event.type === "thread.bound") {
+        this.providerSessionId = event.providerSessionId;
+        const bound = this.#options.bound;
+        if (bound) return bound(event.providerSessionId).then(() => this.publish(event));
+      }
+      return this.publish(event);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  /** Publish an accepted event: redacted unless it is model output; the timeline stamps `seq`. */
+  publish(event: DriverEvent): Promise<void> | undefined {
+    try {
+      const published = CONTENT_EVENTS.has(event.type) ? event : this.#options.redactor().redactValue(event);
+      return this.#options.timeline.publish(published as Parameters<RunTimeline["publish"]>[0]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #violate(error: DriverContractError): never {
+    if (this.contractError === undefined) {
+      this.contractError = error;
+      this.#options.onViolation(error);
+    }
+    throw error;
+  }
+}
