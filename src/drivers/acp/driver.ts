@@ -18,12 +18,14 @@ import type {
   StandbyHandle,
   StandbyUse,
 } from "../../driver/types.js";
-import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
-import { createRedactor, secretEnvValues, type Redactor } from "../../redact/redact.js";
+import { secretEnvValues, type Redactor } from "../../redact/redact.js";
+import { driverRedactor } from "../../driver/kit/env.js";
+import { inspectOverConnection, keepAsStandby } from "../../driver/kit/inspect.js";
+import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
+import { ClaimableStandby } from "../../driver/kit/standby.js";
 import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
-import { allUnavailable, inspectConnection, TRANSPORT } from "./inspect.js";
-import { errorText } from "../../driver/json.js";
+import { inspectConnection, TRANSPORT } from "./inspect.js";
 import { agentCaps, runAcpTurn } from "./run.js";
 
 /** Media types sent as ACP `image` blocks (when the agent advertises `promptCapabilities.image`). */
@@ -31,11 +33,8 @@ export const ACP_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpe
 /** Media types sent as ACP `audio` blocks (when the agent advertises `promptCapabilities.audio`). */
 export const ACP_AUDIO_MEDIA_TYPES: readonly string[] = ["audio/wav", "audio/mpeg", "audio/mp3", "audio/ogg", "audio/webm", "audio/flac"];
 
-/** Processes the driver owns, for observability and tests. */
-export interface AcpProcessStats {
-  live: number[];
-  started: number;
-}
+/** Processes the driver owns (live agent pids and starts), for observability and tests. */
+export type AcpProcessStats = ProcessStats;
 
 /** The ACP driver: the Driver SPI plus process accounting. */
 export interface AcpDriver extends Driver {
@@ -48,41 +47,14 @@ export interface AcpStandby extends StandbyHandle {
   readonly pid: number;
 }
 
-class Standby implements AcpStandby {
-  readonly #connection: AcpConnection;
-  readonly #owner: object;
-  #claimed = false;
-
-  constructor(connection: AcpConnection, owner: object) {
-    this.#connection = connection;
-    this.#owner = owner;
-  }
-
-  get pid(): number {
-    return this.#connection.pid;
-  }
-
-  isAlive(): boolean {
-    return this.#connection.alive;
-  }
-
+class Standby extends ClaimableStandby<AcpConnection> implements AcpStandby {
   /** Whether this (initialized) agent can bind the run's session: new, or by resume/load/fork as it advertised. */
   serves(owner: object, use: StandbyUse, forkAllowed: boolean): boolean {
-    if (owner !== this.#owner) return false;
+    if (!this.ownedBy(owner)) return false;
     const thread = use.thread;
     if (thread?.providerSessionId === undefined) return true;
-    const caps = agentCaps(this.#connection.init);
+    const caps = agentCaps(this.connection.init);
     return thread.fork === true ? caps.fork && forkAllowed : caps.resume || caps.loadSession;
-  }
-
-  claim(owner: object): AcpConnection | undefined {
-    if (owner !== this.#owner || this.#claimed || !this.#connection.alive) return undefined;
-    this.#claimed = true;
-    return this.#connection;
-  }
-
-  close(): Promise<void> {
-    return this.#connection.close();
   }
 }
 
@@ -94,15 +66,14 @@ export function isAcpStandby(handle: unknown): handle is AcpStandby {
 class AcpDriverImpl implements AcpDriver {
   readonly #config: ResolvedAcpConfig;
   readonly #redactor: Redactor;
-  readonly #live = new Map<number, AcpConnection>();
+  readonly #processes: OwnedProcesses<AcpConnection>;
   readonly #descriptor: Descriptor;
-  #started = 0;
-  #closed = false;
   readonly #sessionsCreated = new Map<string, number>();
 
   constructor(config: ResolvedAcpConfig) {
     this.#config = config;
-    this.#redactor = createRedactor({ env: { ...process.env, ...definedOnly(config.env) }, secrets: configSecrets(config) });
+    this.#redactor = driverRedactor(config.env, configSecrets(config));
+    this.#processes = new OwnedProcesses("acp", config.preset.install);
     this.#descriptor = {
       id: config.preset.id,
       name: config.preset.name,
@@ -147,57 +118,27 @@ class AcpDriverImpl implements AcpDriver {
   }
 
   processes(): AcpProcessStats {
-    return { live: [...this.#live.keys()], started: this.#started };
+    return this.#processes.stats();
   }
 
-  async #open(cwd: string, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
-    if (this.#closed) throw new ProviderError("acp: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
+  #open(cwd: string, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
     const inspectArgs = this.#config.preset.inspectArgs;
     const config = authenticate || inspectArgs === undefined ? this.#config : { ...this.#config, args: [...(this.#config.args ?? []), ...inspectArgs] };
-    const connection = await AcpConnection.open({
-      config,
-      cwd,
-      redactor: this.#redactor,
-      signal,
-      authenticate,
-      onSpawn: (c) => {
-        this.#started++;
-        this.#live.set(c.pid, c);
-        void c.exited.then(() => this.#live.delete(c.pid));
-      },
-    }).catch((error: unknown) => {
-      const install = this.#config.preset.install;
-      throw install === undefined ? error : ExecutableNotFoundError.explain(error, install);
-    });
-    if (this.#closed) {
-      await connection.close();
-      throw new ProviderError("acp: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
-    }
-    return connection;
+    return this.#processes.open((onSpawn) => AcpConnection.open({ config, cwd, redactor: this.#redactor, signal, authenticate, onSpawn }));
   }
 
-  async #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean): Promise<{ inspection: InspectResponse; connection?: AcpConnection }> {
-    const secrets = configSecrets(this.#config);
-    let connection: AcpConnection;
-    try {
-      connection = await this.#open(request.workspace, signal, keep);
-    } catch (error) {
-      signal.throwIfAborted();
-      if (AdaptorError.is(error) && (error.code === "config_invalid" || error.code === "driver_closed")) throw error;
-      const code = AdaptorError.is(error) && ["executable_not_found", "auth_required", "timeout"].includes(error.code) ? error.code : "provider_error";
-      // Without the path tried: a snapshot may be shown beyond the operator.
-      const message = error instanceof ExecutableNotFoundError ? error.summary : errorText(error);
-      return { inspection: { ...allUnavailable(code, this.#redactor.redactText(message)), secrets } };
-    }
-    try {
-      const panels = await inspectConnection(connection, this.#config.command, signal);
-      if (keep && connection.alive) return { inspection: { ...panels, secrets }, connection };
-      void connection.close();
-      return { inspection: { ...panels, secrets } };
-    } catch (error) {
-      await connection.close();
-      throw error;
-    }
+  #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean) {
+    return inspectOverConnection<AcpConnection>(
+      {
+        open: () => this.#open(request.workspace, signal, keep),
+        inspect: (connection) => inspectConnection(connection, this.#config.command, signal),
+        secrets: configSecrets(this.#config),
+        redactor: this.#redactor,
+        reportedCodes: ["auth_required"],
+      },
+      signal,
+      keep,
+    );
   }
 
   async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
@@ -207,13 +148,7 @@ class AcpDriverImpl implements AcpDriver {
   async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
     // Every known ACP agent creates no session until asked, so an initialized process is a safe,
     // unbound standby.
-    const { inspection, connection } = await this.#inspectWith(request, signal, true);
-    if (connection === undefined) return { inspection, process: "transient" };
-    if (signal.aborted) {
-      await connection.close();
-      signal.throwIfAborted();
-    }
-    return { inspection, process: "ready", standby: new Standby(connection, this) };
+    return keepAsStandby(await this.#inspectWith(request, signal, true), signal, (connection) => new Standby(connection, this));
   }
 
   /**
@@ -237,16 +172,9 @@ class AcpDriverImpl implements AcpDriver {
     });
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    await Promise.all([...this.#live.values()].map((c) => c.close()));
+  close(): Promise<void> {
+    return this.#processes.close();
   }
-}
-
-function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
 }
 
 /**
