@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
+import { malformedFrameCode } from "../../driver/malformed-frames.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
 import { readJsonLines, spawnProcess, writeJsonLine, type ProcessHandle } from "../../process/index.js";
@@ -197,6 +198,15 @@ interface RunState {
   completed: boolean;
 }
 
+/**
+ * The late-cancel rule of the real drivers, checked before each step: a cancel that arrives before
+ * the terminal wins (even over a completion the provider already wrote); once the terminal is
+ * announced, a cancel only retires the process.
+ */
+function cancelWins(signal: AbortSignal, state: RunState): void {
+  if (!state.completed) signal.throwIfAborted();
+}
+
 /** Steps core takes part in; both modes handle them the same way. */
 async function controlStep(step: FakeStep, request: RunRequest, sink: EventSink, signal: AbortSignal, state: RunState): Promise<string | undefined> {
   if ("markDelivered" in step) request.markDelivered();
@@ -220,7 +230,7 @@ async function runInProcess(script: FakeRunScript, request: RunRequest, sink: Ev
   let text = new TextAccumulator();
   const state: RunState = { completed: false };
   for (const step of script.steps) {
-    if (!state.completed) signal.throwIfAborted();
+    cancelWins(signal, state);
     if ("emit" in step) {
       if (step.emit.type === "message.completed") text = new TextAccumulator(step.emit.text);
       await sink.emit(step.emit);
@@ -254,10 +264,12 @@ async function runInChild(child: ProcessHandle, script: FakeRunScript, request: 
     await writeJsonLine(child.stdin, script);
     for await (const frame of readJsonLines(child.stdout)) {
       if (frame.kind === "error") {
-        await sink.emit({ type: "notice", level: "warning", code: frame.error.code, message: frame.error.message });
+        await sink.emit({ type: "notice", level: "warning", code: malformedFrameCode(frame.error.code), message: frame.error.message });
         continue;
       }
       const message = frame.value as { event?: Parameters<EventSink["emit"]>[0]; control?: FakeStep; done?: boolean };
+      // Lines the child wrote before it was stopped are still buffered: they do not outrun a cancel.
+      cancelWins(signal, state);
       if (message.event) {
         if (message.event.type === "message.delta") text.append(message.event.text);
         else if (message.event.type === "message.completed") text = new TextAccumulator(message.event.text);
