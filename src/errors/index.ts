@@ -5,6 +5,11 @@
  * file contents or raw provider payloads.
  */
 
+import type { ErrorCode } from "./codes.js";
+
+export { ERROR_CODES, isErrorCode } from "./codes.js";
+export type { DriverFamily, ErrorClassName, ErrorCode, ErrorCodeInfo, ErrorCodeOf, SharedErrorCode } from "./codes.js";
+
 const MARKER = Symbol.for("agent-adaptor.error");
 
 /** Whether a failure happened before or after the prompt may have reached the provider. */
@@ -12,15 +17,15 @@ export type DeliveryPhase = "before_delivery" | "after_delivery";
 
 /** Base of every error agent-adaptor throws. */
 export class AdaptorError extends Error {
-  /** Stable machine-readable code, e.g. `"agent_closed"`. */
-  readonly code: string;
+  /** Stable machine-readable code, e.g. `"agent_closed"`: one of {@link ERROR_CODES}. */
+  readonly code: ErrorCode;
   /** The run this error ended, when it ended one. */
   declare readonly runId?: string;
   /** For an error that ended a run: whether the prompt may have reached the provider. */
   declare readonly phase?: DeliveryPhase;
   readonly [MARKER] = true;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -61,7 +66,7 @@ export class ProviderError extends AdaptorError {
   override readonly phase: DeliveryPhase;
   constructor(
     message: string,
-    options: { code?: string; retryable?: boolean; phase?: DeliveryPhase; cause?: unknown } = {},
+    options: { code?: ErrorCode; retryable?: boolean; phase?: DeliveryPhase; cause?: unknown } = {},
   ) {
     super(options.code ?? "provider_error", message, { cause: options.cause });
     this.retryable = options.retryable ?? false;
@@ -111,12 +116,13 @@ export class AuthRequiredError extends AdaptorError {
   }
 }
 
-/**
- * A protocol-level violation on a provider stream. Codes: `protocol_error`,
- * `frame_too_large`, `invalid_json`, `invalid_utf8`, `peer_exited`, `request_cancelled`.
- */
+/** The codes of a {@link ProtocolError}. */
+export type ProtocolErrorCode = "protocol_error" | "frame_too_large" | "invalid_json" | "invalid_utf8" | "peer_exited" | "request_cancelled";
+
+/** A protocol-level violation on a provider stream. */
 export class ProtocolError extends AdaptorError {
-  constructor(message: string, code = "protocol_error", options?: { cause?: unknown }) {
+  declare readonly code: ProtocolErrorCode;
+  constructor(message: string, code: ProtocolErrorCode = "protocol_error", options?: { cause?: unknown }) {
     super(code, message, options);
   }
 }
@@ -155,7 +161,7 @@ export class RunFailedError extends AdaptorError {
   readonly retryable: boolean;
   readonly partial: PartialRunOutcome;
   constructor(
-    failure: { code: string; message: string; phase: DeliveryPhase; retryable: boolean },
+    failure: { code: ErrorCode; message: string; phase: DeliveryPhase; retryable: boolean },
     partial: PartialRunOutcome,
     options?: { cause?: unknown },
   ) {

@@ -3,6 +3,8 @@
  * increasing per run from 0), `runId`, an optional `threadId`, `at` (epoch ms) and optional
  * `provenance` (the provider's own ids, never raw payloads).
  */
+import type { ErrorCode } from "../errors/codes.js";
+import type { NoticeCode } from "./notice-codes.js";
 import type { Usage } from "./usage.js";
 
 /** The provider's own identifiers for an event. Never a raw payload. */
@@ -50,7 +52,8 @@ export interface PlanEntry {
 }
 
 export interface RunFailure {
-  code: string;
+  /** One of the error table's codes (`ERROR_CODES`). */
+  code: ErrorCode;
   message: string;
   phase: "before_delivery" | "after_delivery";
   retryable: boolean;
@@ -86,7 +89,7 @@ export interface EventPayloads {
   "question.resolved": { requestId: string; answered: boolean };
   "usage.observed": { usage: Usage };
   /** `count`: how many occurrences one notice stands for, when a flood was coalesced (malformed frames). */
-  notice: { level: "info" | "warning"; code: string; message: string; count?: number };
+  notice: { level: "info" | "warning"; code: NoticeCode; message: string; count?: number };
   "run.completed": { result: Result };
   "run.failed": { error: RunFailure };
   "run.cancelled": { reason?: string };

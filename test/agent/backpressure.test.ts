@@ -44,7 +44,7 @@ describe("backpressure and process reclamation with a real child", () => {
     const steps = [];
     for (let i = 0; i < 50; i++) {
       steps.push({ deltas: { count: 2_000, itemId: `m${i}`, text: "ab" } });
-      steps.push({ emit: { type: "notice" as const, level: "info" as const, code: "marker", message: String(i) } });
+      steps.push({ emit: { type: "notice" as const, level: "info" as const, code: "fake_notice" as const, message: String(i) } });
     }
     const driver = fakeDriver({ process: true, script: { steps } });
     const agent = createAgent(driver, { events: { bufferSize: 16, overflow: "drop-deltas" } });

@@ -69,7 +69,7 @@ describe("per-run inputs through the agent", () => {
   it("a cancelled run removes its input copies", async () => {
     const driver = fakeDriver({
       inputs: imageCapable,
-      script: { steps: [{ emit: { type: "notice", level: "info", code: "working", message: "working" } }, { waitForAbort: true }] },
+      script: { steps: [{ emit: { type: "notice", level: "info", code: "fake_notice", message: "working" } }, { waitForAbort: true }] },
     });
     const agent = createAgent(driver);
     const stream = agent.stream("x", { inputs: [input.fromPath("image", imagePath, { mediaType: "image/png" })] });

@@ -104,8 +104,8 @@ describe("run and stream", () => {
   });
 
   it.each<[string, DriverEvent[]]>([
-    ["an event after a terminal", [{ type: "run.cancelled" }, { type: "notice", level: "info", code: "late", message: "late" }]],
-    ["two terminals", [{ type: "run.failed", error: { code: "a", message: "a", phase: "after_delivery", retryable: false } }, { type: "run.completed" }]],
+    ["an event after a terminal", [{ type: "run.cancelled" }, { type: "notice", level: "info", code: "fake_notice", message: "late" }]],
+    ["two terminals", [{ type: "run.failed", error: { code: "provider_error", message: "a", phase: "after_delivery", retryable: false } }, { type: "run.completed" }]],
     ["an unknown event type", [{ type: "message.bogus" } as unknown as DriverEvent]],
     ["a delta without text", [{ type: "message.delta", itemId: "m" } as unknown as DriverEvent]],
   ])("turns %s into DriverContractError and run.failed", async (_name, emitted) => {
@@ -184,7 +184,7 @@ describe("run and stream", () => {
   });
 
   it("errors are AdaptorErrors with stable codes", async () => {
-    const agent = createAgent(fakeDriver({ script: { steps: [{ fail: { message: "x", code: "quota_exceeded" } }] } }));
+    const agent = createAgent(fakeDriver({ script: { steps: [{ fail: { message: "x", code: "usage_limit" } }] } }));
     const error = await agent.run("x").catch((e: unknown) => e);
     expect(AdaptorError.is(error)).toBe(true);
     expect(error).toBeInstanceOf(AdaptorError);

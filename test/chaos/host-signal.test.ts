@@ -48,7 +48,7 @@ const fake = fakeDriver({
   script: {
     steps: [
       { markDelivered: true },
-      { emit: { type: "notice", level: "warning", code: "fake_echo", message: "the provider was given " + key } },
+      { emit: { type: "notice", level: "warning", code: "fake_notice", message: "the provider was given " + key } },
       { emit: { type: "message.delta", itemId: "m1", text: "hel" } },
       { deltas: { count: 200, itemId: "m1", text: "l" } },
       { approve: { requestId: "a1", kind: "command", summary: "run with " + key, options: [] } },

@@ -91,7 +91,7 @@ async function lifecycles(target: string, runs: number, stages: readonly (typeof
 const FAKE_SCRIPT: FakeRunScript = {
   steps: [
     { markDelivered: true },
-    { emit: { type: "notice", level: "warning", code: "fake_echo", message: `the provider was given ${CANARY}` } },
+    { emit: { type: "notice", level: "warning", code: "fake_notice", message: `the provider was given ${CANARY}` } },
     { emit: { type: "message.delta", itemId: "m1", text: "hel" } },
     { deltas: { count: 200, itemId: "m1", text: "l" } },
     { emit: { type: "tool.started", callId: "t1", kind: "command", title: `curl -H "x-api-key: ${CANARY}"` } },

@@ -139,7 +139,7 @@ describe("no key in any event: MCP servers", () => {
     const header = "hdr-canary-5b1e7a";
     const driver = fakeDriver({
       script: {
-        steps: [{ emit: { type: "notice", level: "warning", code: "mcp_failed", message: `mcp start failed: ${CANARY} / ${header}` } }],
+        steps: [{ emit: { type: "notice", level: "warning", code: "fake_notice", message: `mcp start failed: ${CANARY} / ${header}` } }],
         text: "ok",
       },
     });

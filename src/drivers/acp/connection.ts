@@ -16,6 +16,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { withinInitializeTimeout } from "../../driver/initialize-timeout.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
+import type { NoticeCode } from "../../events/notice-codes.js";
 import type { Redactor } from "../../redact/redact.js";
 import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import type { ResolvedAcpConfig } from "./config.js";
@@ -37,7 +38,7 @@ export interface AcpHandlers {
   onReadTextFile?(params: Json): Promise<unknown>;
   onWriteTextFile?(params: Json): Promise<unknown>;
   /** `count`: how many occurrences the notice stands for, when a flood was coalesced. */
-  notice(level: "info" | "warning", code: string, message: string, count?: number): Promise<void> | void;
+  notice(level: "info" | "warning", code: NoticeCode, message: string, count?: number): Promise<void> | void;
 }
 
 export interface OpenOptions {
@@ -75,7 +76,7 @@ export class AcpConnection {
   readonly #conn: acp.ClientConnection;
   #handlers: AcpHandlers | undefined;
   /** Notices raised while no run is bound (e.g. during initialize), flushed to the next run. */
-  readonly #pendingNotices: { level: "info" | "warning"; code: string; message: string; count?: number }[] = [];
+  readonly #pendingNotices: { level: "info" | "warning"; code: NoticeCode; message: string; count?: number }[] = [];
   readonly #malformed = new MalformedFrameNotices(
     (event) => (event.type === "notice" ? this.#notice(event.level, event.code, event.message, event.count) : undefined),
     "the agent",
@@ -249,7 +250,7 @@ export class AcpConnection {
     return this.#malformed.flush();
   }
 
-  async #notice(level: "info" | "warning", code: string, message: string, count?: number): Promise<void> {
+  async #notice(level: "info" | "warning", code: NoticeCode, message: string, count?: number): Promise<void> {
     const handlers = this.#handlers;
     if (handlers === undefined) {
       if (this.#pendingNotices.length < 50) this.#pendingNotices.push({ level, code, message, ...(count !== undefined ? { count } : {}) });

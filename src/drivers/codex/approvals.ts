@@ -7,6 +7,7 @@
  */
 import type { ApprovalRequest, UserInputAnswer } from "../../driver/vocabulary.js";
 import type { RunRequest } from "../../driver/types.js";
+import type { CodexDriverNoticeCode } from "./codes.js";
 import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
 import { JsonRpcError } from "../../process/index.js";
 import type { ReviewDecision } from "./protocol/ReviewDecision.js";
@@ -34,7 +35,7 @@ export interface RequestContext {
   request: Pick<RunRequest, "approve" | "ask">;
   /** File changes announced by `item/started`, by item id (a file-change approval names only the item). */
   fileChanges(itemId: string): FileUpdateChange[] | undefined;
-  notice(level: "info" | "warning", code: string, message: string): Promise<void>;
+  notice(level: "info" | "warning", code: CodexDriverNoticeCode, message: string): Promise<void>;
 }
 
 const OPTION_LABELS: Record<string, { label: string; kind: ApprovalOption["kind"] }> = {

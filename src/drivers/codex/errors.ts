@@ -3,6 +3,7 @@
  * process that dies is reported with a redacted, de-coloured excerpt of its stderr.
  */
 import { AuthRequiredError, ProviderError, type DeliveryPhase } from "../../errors/index.js";
+import type { CodexDriverErrorCode } from "./codes.js";
 import type { CodexErrorInfo } from "./protocol/v2/CodexErrorInfo.js";
 import type { TurnError } from "./protocol/v2/TurnError.js";
 
@@ -21,7 +22,7 @@ export function stderrExcerpt(tail: string, max = EXCERPT_CHARS): string {
 }
 
 interface Mapped {
-  code: string;
+  code: CodexDriverErrorCode;
   retryable: boolean;
 }
 
@@ -90,7 +91,7 @@ export function exitFailure(
   exit: { code: number | null; signal: string | null; outputClosed?: true } | undefined,
   stderrTail: string,
   phase: DeliveryPhase,
-  code = "provider_exited",
+  code: CodexDriverErrorCode = "provider_exited",
 ): ProviderError {
   const status =
     exit === undefined ? "" : exit.outputClosed ? " (it closed its output and was stopped)" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;

@@ -5,6 +5,7 @@
  * server) becomes a `notice`, never a crash. Payloads are parsed leniently: missing fields are
  * skipped, unknown ones ignored.
  */
+import type { CodexDriverNoticeCode } from "./codes.js";
 import type { DriverEvent, PlanEntry, Provenance } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
@@ -118,7 +119,7 @@ export class TurnMapper {
     return this.#fileChanges.get(itemId);
   }
 
-  notice(level: "info" | "warning", code: string, message: string, event?: string): Promise<void> {
+  notice(level: "info" | "warning", code: CodexDriverNoticeCode, message: string, event?: string): Promise<void> {
     return this.emit({ type: "notice", level, code, message, ...(event ? { provenance: provenance(event) } : {}) });
   }
 
@@ -414,7 +415,7 @@ export class TurnMapper {
   }
 }
 
-const warn = (code: string) => (m: TurnMapper, params: object) => {
+const warn = (code: CodexDriverNoticeCode) => (m: TurnMapper, params: object) => {
   const p = params as Json;
   const text = str(p.message) ?? str(p.summary) ?? "";
   const details = str(p.details);

@@ -5,6 +5,7 @@
  */
 import type { Descriptor, InspectResponse } from "../../driver/types.js";
 import type { ApprovalDecision } from "../../events/types.js";
+import type { StreamJsonDriverErrorCode } from "./codes.js";
 import type { Evidence } from "../../inspect/types.js";
 import type { ProviderBinding, SettingSource } from "./config.js";
 import type { EvidenceClock } from "./observe.js";
@@ -74,5 +75,5 @@ export interface StreamJsonDialect {
   /** Directory name under `<configDir>/projects` for sessions started in `cwd`. */
   projectSlug(cwd: string): string;
   /** A failure code for an error result (e.g. `auth_required`), when recognisable. */
-  failureCode(result: ResultLine, assistantError: string | undefined): { code: string; retryable: boolean } | undefined;
+  failureCode(result: ResultLine, assistantError: string | undefined): { code: StreamJsonDriverErrorCode; retryable: boolean } | undefined;
 }

@@ -4,10 +4,11 @@
  * `success` is a failure too. The reported message becomes the error message.
  */
 import { ProviderError } from "../../errors/index.js";
+import type { StreamJsonDriverErrorCode } from "./codes.js";
 import type { StreamJsonDialect } from "./dialect.js";
 import type { ResultLine } from "./wire.js";
 
-const SUBTYPE_CODES: Record<string, string> = {
+const SUBTYPE_CODES: Record<string, StreamJsonDriverErrorCode> = {
   error_max_turns: "max_turns",
   error_max_budget_usd: "budget_exceeded",
   error_max_structured_output_retries: "structured_output_failed",

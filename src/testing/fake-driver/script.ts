@@ -3,6 +3,7 @@
  * script can run in-process or inside a real child process.
  */
 import type { ApprovalRequest, UserInputRequest } from "../../driver/vocabulary.js";
+import type { ErrorCode } from "../../errors/index.js";
 import type { DriverEvent } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 
@@ -25,7 +26,7 @@ export type FakeStep =
    */
   | { complete: true }
   /** Throw a provider error from `run()`. */
-  | { fail: { code?: string; message: string; retryable?: boolean } }
+  | { fail: { code?: ErrorCode; message: string; retryable?: boolean } }
   /** The child process exits abruptly with this code (process mode only; in-process it fails the same way). */
   | { crash: { exitCode: number } };
 

@@ -502,7 +502,7 @@ describe("claude config and environment", () => {
       expect(() => claude(config).validateConfig(), JSON.stringify(config)).toThrow(expect.objectContaining({ code: "config_invalid" }));
     }
     expect(() => claude({ model: "sonnet", settingSources: ["user", "project"] }).validateConfig()).not.toThrow();
-    expect(AdaptorError.is(new RunFailedError({ code: "x", message: "y", phase: "after_delivery", retryable: false }, { runId: "r", text: "" }))).toBe(true);
+    expect(AdaptorError.is(new RunFailedError({ code: "provider_error", message: "y", phase: "after_delivery", retryable: false }, { runId: "r", text: "" }))).toBe(true);
   });
 
   it("has a stable fingerprint that changes with the config but never holds env values", () => {

@@ -1,0 +1,138 @@
+/**
+ * The one table of error codes. Every `AdaptorError.code` is a key of {@link ERROR_CODES}, so a
+ * host can branch on a closed union and a misspelt code fails to compile. docs/api.md's code
+ * table is generated from this module (`node scripts/gen-codes-doc.mjs --update`), so it must
+ * stay plain data with no runtime imports.
+ *
+ * A code that only some driver families raise names them in `drivers`; each driver types its own
+ * codes as `ErrorCodeOf<"family">`. Adding a code is one row here — the table is the extension
+ * point, which keeps the union closed without the errors layer importing any driver.
+ */
+
+/** The driver families that may contribute codes of their own (claude and codebuddy are stream-json). */
+export type DriverFamily = "codex" | "acp" | "stream-json" | "pi" | "fake";
+
+/** The error classes a code is raised as. */
+export type ErrorClassName =
+  | "AgentClosedError"
+  | "AuthRequiredError"
+  | "ConfigError"
+  | "DriverContractError"
+  | "ExecutableNotFoundError"
+  | "FeatureUnsupportedError"
+  | "InputError"
+  | "JsonRpcError"
+  | "LeaseLostError"
+  | "ProtocolError"
+  | "ProviderError"
+  | "RunCancelledError"
+  | "StoreError"
+  | "ThreadBusyError"
+  | "ThreadExistsError"
+  | "ThreadIncompatibleError"
+  | "ThreadNotFoundError";
+
+/** One row of {@link ERROR_CODES}. */
+export interface ErrorCodeInfo {
+  /** What went wrong, in one line. */
+  readonly meaning: string;
+  /** The class that carries the code (a run that ends with it also rejects with `RunFailedError`). */
+  readonly errorClass: ErrorClassName;
+  /** Whether the same call may succeed later unchanged; `"varies"` when the instance's `retryable` says. */
+  readonly retryable: boolean | "varies";
+  /** The driver families that raise it; absent when core, the SPI or any driver may. */
+  readonly drivers?: readonly DriverFamily[];
+}
+
+export const ERROR_CODES = {
+  // --- configuration and lifecycle -------------------------------------------------------------
+  config_invalid: { meaning: "an option or driver config is invalid or cannot be honoured", errorClass: "ConfigError", retryable: false },
+  option_scope: { meaning: "an option was given where it is not accepted (agent vs call)", errorClass: "ConfigError", retryable: false },
+  agent_closed: { meaning: "a verb was called after close() began", errorClass: "AgentClosedError", retryable: false },
+  driver_contract: { meaning: "a driver broke the Driver SPI contract", errorClass: "DriverContractError", retryable: false },
+  feature_unsupported: { meaning: "the driver does not support the feature natively", errorClass: "FeatureUnsupportedError", retryable: false },
+  run_cancelled: { meaning: "the run was cancelled", errorClass: "RunCancelledError", retryable: false },
+  executable_not_found: { meaning: "the provider executable could not be found or started", errorClass: "ExecutableNotFoundError", retryable: false },
+  auth_required: { meaning: "the provider needs a login or credentials that are not present", errorClass: "AuthRequiredError", retryable: false },
+  driver_closed: { meaning: "the driver was closed before the process could be used", errorClass: "ProviderError", retryable: false },
+  // --- the provider ------------------------------------------------------------------------------
+  provider_error: { meaning: "the provider reported a failure with no more specific code", errorClass: "ProviderError", retryable: "varies" },
+  provider_exited: { meaning: "the provider process exited before the turn or request finished", errorClass: "ProviderError", retryable: "varies" },
+  provider_unreachable: { meaning: "the provider could not reach the model service", errorClass: "ProviderError", retryable: true },
+  timeout: { meaning: "the provider did not answer within the configured time", errorClass: "ProviderError", retryable: true },
+  malformed_response: { meaning: "the provider answered a request with a result the protocol does not allow", errorClass: "ProviderError", retryable: false },
+  method_unsupported: { meaning: "the provider does not implement the command it was sent", errorClass: "ProviderError", retryable: false },
+  steer_rejected: { meaning: "no turn of that run is in flight to steer", errorClass: "ProviderError", retryable: false, drivers: ["codex", "pi"] },
+  config_value_unavailable: { meaning: "the requested model or effort is not offered by the provider", errorClass: "ProviderError", retryable: false, drivers: ["acp", "pi"] },
+  config_value_rejected: { meaning: "the provider did not confirm the requested model or effort", errorClass: "ProviderError", retryable: false, drivers: ["acp", "pi"] },
+  config_option_unsupported: { meaning: "the agent offers no session config option for the requested model or effort", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
+  standby_unavailable: { meaning: "the prepared standby was claimed or its process is gone", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  context_window_exceeded: { meaning: "the conversation no longer fits the model's context window", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  usage_limit: { meaning: "the account's usage limit or session budget is spent", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  rate_limited: { meaning: "the model service rate-limited the request", errorClass: "ProviderError", retryable: true, drivers: ["codex", "stream-json"] },
+  unauthorized: { meaning: "the login has no right to the requested resource (HTTP 403)", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  model_not_found: { meaning: "the model service does not know the model", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  provider_overloaded: { meaning: "the model service is overloaded or out of capacity", errorClass: "ProviderError", retryable: true, drivers: ["codex", "stream-json"] },
+  provider_session_not_found: { meaning: "the provider has no session with the thread's provider session id", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  policy_violation: { meaning: "the model service refused the request under a usage policy", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  too_many_denials: { meaning: "the provider stopped the turn after too many denied approvals", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  sandbox_error: { meaning: "the provider's sandbox failed", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  phantom_turn: { meaning: "the agent answered with an empty turn left over from a cancelled prompt", errorClass: "ProviderError", retryable: true, drivers: ["acp"] },
+  refusal: { meaning: "the agent refused to continue (stop reason refusal)", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
+  idle_timeout: { meaning: "the agent was idle longer than the idle watchdog allows", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
+  hard_cap: { meaning: "the run exceeded the hard cap on its duration", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
+  repeat_tool_loop: { meaning: "the agent repeated the same tool call more often than allowed", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
+  control_error: { meaning: "the CLI refused a control request", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
+  max_turns: { meaning: "the CLI stopped the turn at its maximum number of turns", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
+  budget_exceeded: { meaning: "the CLI stopped the turn at its maximum budget", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
+  structured_output_failed: { meaning: "the CLI gave up producing output that matches the schema", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
+  session_workspace_mismatch: { meaning: "the session to resume was recorded in another workspace", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
+  // --- the wire ----------------------------------------------------------------------------------
+  protocol_error: { meaning: "the provider stream violated its protocol", errorClass: "ProtocolError", retryable: false },
+  frame_too_large: { meaning: "a line of provider output exceeded the frame size limit", errorClass: "ProtocolError", retryable: false },
+  invalid_json: { meaning: "a line of provider output is not valid JSON", errorClass: "ProtocolError", retryable: false },
+  invalid_utf8: { meaning: "a line of provider output is not valid UTF-8", errorClass: "ProtocolError", retryable: false },
+  peer_exited: { meaning: "the peer process exited or closed its input", errorClass: "ProtocolError", retryable: false },
+  request_cancelled: { meaning: "a request was cancelled, or its connection closed, before an answer", errorClass: "ProtocolError", retryable: false },
+  jsonrpc_error: { meaning: "the JSON-RPC peer answered with an error (`rpcCode` holds its code)", errorClass: "JsonRpcError", retryable: false },
+  // --- threads and stores ------------------------------------------------------------------------
+  thread_not_found: { meaning: "no thread with that id exists in the store", errorClass: "ThreadNotFoundError", retryable: false },
+  thread_exists: { meaning: "a thread with that id already exists", errorClass: "ThreadExistsError", retryable: false },
+  thread_busy: { meaning: "another run holds the thread's lease", errorClass: "ThreadBusyError", retryable: true },
+  thread_incompatible: { meaning: "the thread was created under an incompatible configuration", errorClass: "ThreadIncompatibleError", retryable: false },
+  lease_lost: { meaning: "the caller's lease expired or was taken over", errorClass: "LeaseLostError", retryable: false },
+  store_unavailable: { meaning: "the store cannot be opened or reached", errorClass: "StoreError", retryable: "varies" },
+  store_auth_failed: { meaning: "the database refused the credentials or role", errorClass: "StoreError", retryable: false },
+  store_read_only: { meaning: "the database or its directory cannot be written", errorClass: "StoreError", retryable: false },
+  store_corrupt: { meaning: "not a database, or a damaged one", errorClass: "StoreError", retryable: false },
+  store_busy: { meaning: "locked past the busy timeout, or no connection free", errorClass: "StoreError", retryable: true },
+  store_schema_newer: { meaning: "the store was written by a newer schema version", errorClass: "StoreError", retryable: false },
+  store_closed: { meaning: "the store was closed", errorClass: "StoreError", retryable: false },
+  store_failed: { meaning: "anything else the database reported", errorClass: "StoreError", retryable: false },
+  // --- inputs -----------------------------------------------------------------------------------
+  input_invalid: { meaning: "a bad input argument, or content contradicting its media type", errorClass: "InputError", retryable: false },
+  input_kind_unsupported: { meaning: "the driver does not accept this kind of input", errorClass: "InputError", retryable: false },
+  input_media_type_unsupported: { meaning: "the driver does not accept this media type for this kind", errorClass: "InputError", retryable: false },
+  input_mode_unsupported: { meaning: "the required delivery mode is not available for this kind", errorClass: "InputError", retryable: false },
+  input_too_large: { meaning: "a count or byte limit was exceeded (`limit` holds it)", errorClass: "InputError", retryable: false },
+  input_digest_mismatch: { meaning: "the content's size or SHA-256 differs from what was declared", errorClass: "InputError", retryable: false },
+  input_materialization_failed: { meaning: "the source could not be read, or changed while it was copied", errorClass: "InputError", retryable: false },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** Every code an {@link AdaptorError} may carry. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes core, the SPI and every driver may raise (rows without `drivers`). */
+export type SharedErrorCode = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C] extends { readonly drivers: readonly DriverFamily[] } ? never : C;
+}[ErrorCode];
+
+/** The codes of driver family `F` beyond the shared ones (rows whose `drivers` name `F`). */
+export type ErrorCodeOf<F extends DriverFamily> = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C] extends { readonly drivers: readonly (infer D)[] } ? (F extends D ? C : never) : never;
+}[ErrorCode];
+
+/** Whether `value` is a code of the table (for codes read back from storage or another process). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
+}
