@@ -4,7 +4,7 @@
  *
  *   npm run bench -- sdk [--n 50000] [--reps 7] [--warmup 1]
  *                        [--memory-n 200000] [--memory-reps 1]
- *                        [--stop-reps 7] [--stop-after 1000] [--stop-cap-ms 10000]
+ *                        [--stop-reps 7] [--stubborn-reps 3] [--stop-after 1000] [--stop-cap-ms 15000]
  *                        [--only throughput,memory,stop] [--sides claude-raw,claude-sdk,…] [--full]
  *
  * `--full` sets the issue's sizes: 200 000 deltas per throughput run, 1 000 000 per memory run.
@@ -22,7 +22,8 @@
  * 3. Stop: after `--stop-after` deltas the consumer breaks out of its loop, or aborts and keeps
  *    reading; timed to the loop's end and to the provider's pid being gone, p50/p95, with the
  *    deltas delivered after the stop. Cooperative and stubborn providers; a provider still alive
- *    at the cap is SIGKILLed by the harness and counted.
+ *    at the cap is SIGKILLed by the harness and counted. Stubborn cases default to fewer
+ *    repetitions (`--stubborn-reps`): several sides run into the cap every time.
  *
  * The last line printed is one JSON object with the figures.
  */
@@ -42,6 +43,7 @@ interface Options {
   memoryN: number;
   memoryReps: number;
   stopReps: number;
+  stubbornReps: number;
   stopAfter: number;
   stopCapMs: number;
   only: Set<string>;
@@ -52,8 +54,8 @@ interface Options {
 const SECTIONS = ["throughput", "memory", "stop"];
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { n: 50_000, reps: 7, warmup: 1, memoryN: 200_000, memoryReps: 1, stopReps: 7, stopAfter: 1_000, stopCapMs: 10_000, only: new Set(SECTIONS), sides: [...SIDES] };
-  const numeric: Record<string, keyof Options> = { n: "n", reps: "reps", warmup: "warmup", "memory-n": "memoryN", "memory-reps": "memoryReps", "stop-reps": "stopReps", "stop-after": "stopAfter", "stop-cap-ms": "stopCapMs" };
+  const options: Options = { n: 50_000, reps: 7, warmup: 1, memoryN: 200_000, memoryReps: 1, stopReps: 7, stubbornReps: 3, stopAfter: 1_000, stopCapMs: 15_000, only: new Set(SECTIONS), sides: [...SIDES] };
+  const numeric: Record<string, keyof Options> = { n: "n", reps: "reps", warmup: "warmup", "memory-n": "memoryN", "memory-reps": "memoryReps", "stop-reps": "stopReps", "stubborn-reps": "stubbornReps", "stop-after": "stopAfter", "stop-cap-ms": "stopCapMs" };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
     const key = flag.replace(/^--/, "");
@@ -175,8 +177,9 @@ async function stop(options: Options, fakes: FakeInstall) {
   ];
   const samples = new Map<string, StopSample[]>();
   const key = (side: Side, mode: ProviderMode, how: StopHow) => `${side.id}|${mode}|${how}`;
-  for (let rep = 0; rep < options.stopReps; rep++) {
-    for (const { mode, how } of cases) {
+  const repsOf = (mode: ProviderMode) => (mode === "stubborn" ? options.stubbornReps : options.stopReps);
+  for (let rep = 0; rep < Math.max(options.stopReps, options.stubbornReps); rep++) {
+    for (const { mode, how } of cases.filter((c) => rep < repsOf(c.mode))) {
       for (const side of orderFor(options.sides, rep)) {
         gc();
         const sample = await stopOnce(side, fakes, mode, how, options.stopAfter, options.stopCapMs);
@@ -207,12 +210,12 @@ async function stop(options: Options, fakes: FakeInstall) {
     }),
   );
   const ms = (v: number | null) => (v === null ? `>${int(options.stopCapMs)}` : v.toFixed(1));
-  console.log(`\nstop: after ${int(options.stopAfter)} deltas, ${options.stopReps} repetitions, cap ${int(options.stopCapMs)} ms, load ${formatLoad(loadStart)} → ${formatLoad(loadEnd)}`);
+  console.log(`\nstop: after ${int(options.stopAfter)} deltas, ${options.stopReps} repetitions (stubborn provider: ${options.stubbornReps}), cap ${int(options.stopCapMs)} ms, load ${formatLoad(loadStart)} → ${formatLoad(loadEnd)}`);
   printTable(
     ["side", "provider", "stop", "→ loop end p50/p95 ms", "→ pid gone p50/p95 ms", "outlived cap", "deltas after stop med/max"],
-    rows.map((r) => [r.side, r.provider, r.stop, `${r.loop_ms.p50.toFixed(1)} / ${r.loop_ms.p95.toFixed(1)}`, `${ms(r.gone_ms.p50)} / ${ms(r.gone_ms.p95)}`, `${r.outlived_cap}/${options.stopReps}`, `${int(r.deltas_after.median)} / ${int(r.deltas_after.max)}`]),
+    rows.map((r) => [r.side, r.provider, r.stop, `${r.loop_ms.p50.toFixed(1)} / ${r.loop_ms.p95.toFixed(1)}`, `${ms(r.gone_ms.p50)} / ${ms(r.gone_ms.p95)}`, `${r.outlived_cap}/${repsOf(r.provider)}`, `${int(r.deltas_after.median)} / ${int(r.deltas_after.max)}`]),
   );
-  return { stop_after: options.stopAfter, reps: options.stopReps, cap_ms: options.stopCapMs, loadavg_start: loadStart, loadavg_end: loadEnd, rows };
+  return { stop_after: options.stopAfter, reps: options.stopReps, stubborn_reps: options.stubbornReps, cap_ms: options.stopCapMs, loadavg_start: loadStart, loadavg_end: loadEnd, rows };
 }
 
 // ---------------------------------------------------------------------------------------------
