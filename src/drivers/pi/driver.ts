@@ -9,11 +9,13 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, PrepareRequest, PrepareResponse, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
-import { allUnavailable } from "../../driver/observations.js";
 import type { Policy } from "../../driver/vocabulary.js";
-import { AdaptorError, ExecutableNotFoundError, ProviderError } from "../../errors/index.js";
-import { createRedactor, type Redactor } from "../../redact/redact.js";
-import { errorText } from "../../driver/json.js";
+import { ProviderError } from "../../errors/index.js";
+import type { Redactor } from "../../redact/redact.js";
+import { driverRedactor } from "../../driver/kit/env.js";
+import { inspectOverConnection, keepAsStandby } from "../../driver/kit/inspect.js";
+import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
+import { ClaimableStandby } from "../../driver/kit/standby.js";
 import {
   BOUND_KEY_ENV,
   BOUND_PROVIDER,
@@ -32,13 +34,8 @@ import { PI_IMAGE_MEDIA_TYPES, runPiTurn } from "./run.js";
 
 const INSTALL = "npm install -g @mariozechner/pi-coding-agent";
 
-/** Processes the driver owns, for observability and tests. */
-export interface PiProcessStats {
-  /** Pids of the Pi processes alive now. */
-  live: number[];
-  /** How many Pi processes the driver has started. */
-  started: number;
-}
+/** Processes the driver owns (live Pi pids and starts), for observability and tests. */
+export type PiProcessStats = ProcessStats;
 
 /** The Pi driver: the Driver SPI, Pi's follow-up queue, and process accounting. */
 export interface PiDriver extends Driver {
@@ -59,37 +56,10 @@ export interface PiDriver extends Driver {
 }
 
 /** A ready Pi process with no session file, kept by `prepare()`. */
-class Standby implements StandbyHandle {
-  readonly #connection: PiConnection;
-  readonly #owner: object;
-  #claimed = false;
-
-  constructor(connection: PiConnection, owner: object) {
-    this.#connection = connection;
-    this.#owner = owner;
-  }
-
-  get pid(): number {
-    return this.#connection.pid;
-  }
-
-  isAlive(): boolean {
-    return this.#connection.alive;
-  }
-
+class Standby extends ClaimableStandby<PiConnection> {
   /** A session to resume or fork is chosen at spawn: the standby serves new sessions only. */
   serves(owner: object, use: StandbyUse): boolean {
-    return owner === this.#owner && use.thread?.providerSessionId === undefined;
-  }
-
-  claim(owner: object): PiConnection | undefined {
-    if (owner !== this.#owner || this.#claimed || !this.#connection.alive) return undefined;
-    this.#claimed = true;
-    return this.#connection;
-  }
-
-  close(): Promise<void> {
-    return this.#connection.close();
+    return this.ownedBy(owner) && use.thread?.providerSessionId === undefined;
   }
 }
 
@@ -98,17 +68,15 @@ type QueueSender = (kind: "steer" | "follow_up", text: string, signal: AbortSign
 class PiDriverImpl implements PiDriver {
   readonly #config: ResolvedPiConfig;
   readonly #redactor: Redactor;
-  readonly #live = new Map<number, PiConnection>();
+  readonly #processes = new OwnedProcesses<PiConnection>("pi", INSTALL);
   readonly #queues = new Map<string, QueueSender>();
   readonly #descriptor: Descriptor;
-  #started = 0;
-  #closed = false;
   /** The isolated agent directory holding a bound provider's `models.json`. */
   #agentDir: Promise<string> | undefined;
 
   constructor(config: ResolvedPiConfig) {
     this.#config = config;
-    this.#redactor = createRedactor({ env: { ...process.env, ...definedOnly(config.env) }, secrets: configSecrets(config) });
+    this.#redactor = driverRedactor(config.env, configSecrets(config));
     this.#descriptor = {
       id: "pi",
       name: "Pi",
@@ -145,7 +113,7 @@ class PiDriverImpl implements PiDriver {
   }
 
   processes(): PiProcessStats {
-    return { live: [...this.#live.keys()], started: this.#started };
+    return this.#processes.stats();
   }
 
   #boundAgentDir(): Promise<string> {
@@ -177,55 +145,25 @@ class PiDriverImpl implements PiDriver {
     return { args, env };
   }
 
-  async #open(cwd: string, signal: AbortSignal, session: string[] = []): Promise<PiConnection> {
-    if (this.#closed) throw new ProviderError("pi: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
-    const { args, env } = await this.#spawnArgs(session);
-    const connection = await PiConnection.open({
-      command: this.#config.executable,
-      args,
-      cwd,
-      env,
-      inheritEnv: this.#config.inheritEnv,
-      redactor: this.#redactor,
-      initializeTimeoutMs: this.#config.initializeTimeoutMs,
-      signal,
-      onSpawn: (c) => {
-        this.#started++;
-        this.#live.set(c.pid, c);
-        void c.exited.then(() => this.#live.delete(c.pid));
-      },
-    }).catch((error: unknown) => {
-      throw ExecutableNotFoundError.explain(error, INSTALL);
+  #open(cwd: string, signal: AbortSignal, session: string[] = []): Promise<PiConnection> {
+    return this.#processes.open(async (onSpawn) => {
+      const { args, env } = await this.#spawnArgs(session);
+      const c = this.#config;
+      return PiConnection.open({ command: c.executable, args, cwd, env, inheritEnv: c.inheritEnv, redactor: this.#redactor, initializeTimeoutMs: c.initializeTimeoutMs, signal, onSpawn });
     });
-    if (this.#closed) {
-      await connection.close();
-      throw new ProviderError("pi: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
-    }
-    return connection;
   }
 
-  async #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean): Promise<{ inspection: InspectResponse; connection?: PiConnection }> {
-    const secrets = configSecrets(this.#config);
-    let connection: PiConnection;
-    try {
-      connection = await this.#open(request.workspace, signal);
-    } catch (error) {
-      signal.throwIfAborted();
-      if (AdaptorError.is(error) && (error.code === "config_invalid" || error.code === "driver_closed")) throw error;
-      const code = AdaptorError.is(error) && ["executable_not_found", "timeout"].includes(error.code) ? error.code : "provider_error";
-      // Without the path tried: a snapshot may be shown beyond the operator.
-      const message = error instanceof ExecutableNotFoundError ? error.summary : errorText(error);
-      return { inspection: { ...allUnavailable(code, this.#redactor.redactText(message)), secrets } };
-    }
-    try {
-      const panels = await inspectConnection(connection, this.#config.executable, signal);
-      if (keep && connection.alive) return { inspection: { ...panels, secrets }, connection };
-      void connection.close();
-      return { inspection: { ...panels, secrets } };
-    } catch (error) {
-      await connection.close();
-      throw error;
-    }
+  #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean) {
+    return inspectOverConnection<PiConnection>(
+      {
+        open: () => this.#open(request.workspace, signal),
+        inspect: (connection) => inspectConnection(connection, this.#config.executable, signal),
+        secrets: configSecrets(this.#config),
+        redactor: this.#redactor,
+      },
+      signal,
+      keep,
+    );
   }
 
   async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
@@ -233,13 +171,7 @@ class PiDriverImpl implements PiDriver {
   }
 
   async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
-    const { inspection, connection } = await this.#inspectWith(request, signal, true);
-    if (connection === undefined) return { inspection, process: "transient" };
-    if (signal.aborted) {
-      await connection.close();
-      signal.throwIfAborted();
-    }
-    return { inspection, process: "ready", standby: new Standby(connection, this) };
+    return keepAsStandby(await this.#inspectWith(request, signal, true), signal, (connection) => new Standby(connection, this));
   }
 
   canUseStandby(use: StandbyUse, standby: StandbyHandle): boolean {
@@ -281,18 +213,11 @@ class PiDriverImpl implements PiDriver {
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    await Promise.all([...this.#live.values()].map((c) => c.close()));
+    await this.#processes.close();
     const dir = this.#agentDir;
     this.#agentDir = undefined;
     if (dir !== undefined) await rm(await dir.catch(() => ""), { recursive: true, force: true }).catch(() => {});
   }
-}
-
-function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
 }
 
 /**
