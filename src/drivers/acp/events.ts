@@ -2,15 +2,47 @@
  * `session/update` → canonical events, parsed leniently: a field of the wrong type is ignored,
  * never guessed, and an update kind the driver cannot map becomes a `notice`, never silence.
  */
+import type { AcpDriverNoticeCode } from "./codes.js";
+import type { ContentChunk, Diff, SessionNotification, SessionUpdate, ToolCallUpdate, Usage as AcpUsage } from "@agentclientprotocol/sdk/unstable";
 import type { DriverEvent, PlanEntry, ToolKind } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
-import { arr, isObject, num, str, type Json } from "../../driver/json.js";
+import { arr, num, str } from "../../driver/json.js";
+import { at, each, wire, type Wire } from "./wire.js";
 
 export type Emit = (event: DriverEvent) => Promise<void>;
 
 const PROVIDER = "acp";
+
+/** One kind of session update, as the schema types it. */
+type UpdateOf<K extends SessionUpdate["sessionUpdate"]> = Extract<SessionUpdate, { sessionUpdate: K }>;
+type ToolUpdate = UpdateOf<"tool_call" | "tool_call_update">;
+
+/** The update seen as the kind its `sessionUpdate` tag names (only where the tag was checked). */
+const asKind = <K extends SessionUpdate["sessionUpdate"]>(update: Wire<SessionUpdate>, _kind: K): Wire<UpdateOf<K>> => update as Wire<UpdateOf<K>>;
+
+/**
+ * Token counts as agents report them: the schema's `Usage` (camelCase), or snake_case inside
+ * `_meta` (Gemini CLI's `PromptResponse._meta.quota.token_count`, Qwen Code's chunk `_meta.usage`).
+ */
+type ReportedUsage = AcpUsage & { input_tokens?: number; output_tokens?: number; total_tokens?: number };
+
+/** Gemini CLI's `PromptResponse._meta`: `{quota: {token_count: {input_tokens, output_tokens}, model_usage}}`. */
+interface GeminiPromptMeta {
+  quota?: { token_count?: ReportedUsage };
+}
+
+/** Qwen Code's `agent_message_chunk._meta`: `{usage: …}` on an empty chunk. */
+interface QwenChunkMeta {
+  usage?: ReportedUsage;
+}
+
+/** A tool's `rawOutput` exit status, as agents that run commands report it (camelCase or snake_case). */
+interface CommandRawOutput {
+  exitCode?: number;
+  exit_code?: number;
+}
 
 /** ACP tool kinds → canonical tool kinds. */
 export function toolKind(kind: unknown): ToolKind {
@@ -32,7 +64,7 @@ export function toolKind(kind: unknown): ToolKind {
 }
 
 /** A `{type:"diff"}` tool content item as a unified-style text. */
-export function diffText(item: Json): string | undefined {
+export function diffText(item: Wire<Diff>): string | undefined {
   const path = str(item.path);
   const newText = str(item.newText);
   if (path === undefined || newText === undefined) return undefined;
@@ -43,16 +75,16 @@ export function diffText(item: Json): string | undefined {
   return lines.join("\n");
 }
 
-function contentText(items: unknown): { output?: string; diff?: string } {
+function contentText(update: Wire<ToolUpdate>): { output?: string; diff?: string } {
   const texts: string[] = [];
   const diffs: string[] = [];
-  for (const item of arr(items)) {
-    if (!isObject(item)) continue;
-    if (item.type === "content" && isObject(item.content) && item.content.type === "text") {
-      const t = str(item.content.text);
+  for (const item of each(update, "content")) {
+    const content = at(item, "content");
+    if (item.type === "content" && content?.type === "text") {
+      const t = str(content.text);
       if (t !== undefined) texts.push(t);
     } else if (item.type === "diff") {
-      const d = diffText(item);
+      const d = diffText(item as Wire<Diff>);
       if (d !== undefined) diffs.push(d);
     }
   }
@@ -63,8 +95,9 @@ function contentText(items: unknown): { output?: string; diff?: string } {
 }
 
 /** `PromptResponse.usage` / `_meta.usage` token counts → canonical usage. */
-export function tokenUsage(u: unknown): Usage | undefined {
-  if (!isObject(u)) return undefined;
+export function tokenUsage(reported: unknown): Usage | undefined {
+  const u = wire<ReportedUsage>(reported);
+  if (u === undefined) return undefined;
   const out: Usage = {};
   const set = (key: keyof Usage, value: unknown) => {
     const n = num(value);
@@ -77,6 +110,12 @@ export function tokenUsage(u: unknown): Usage | undefined {
   set("cached_input_tokens", u.cachedReadTokens);
   set("cache_creation_input_tokens", u.cachedWriteTokens);
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Gemini CLI's token counts in `PromptResponse._meta.quota.token_count`. */
+export function quotaUsage(meta: Wire<GeminiPromptMeta> | undefined): Usage | undefined {
+  const quota = meta === undefined ? undefined : at(meta, "quota");
+  return quota === undefined ? undefined : tokenUsage(quota.token_count);
 }
 
 interface ToolState {
@@ -153,7 +192,7 @@ export class UpdateMapper {
     return this.#usageSources.has(source);
   }
 
-  notice(level: "info" | "warning", code: string, message: string): Promise<void> {
+  notice(level: "info" | "warning", code: AcpDriverNoticeCode, message: string): Promise<void> {
     return this.#emit({ type: "notice", level, code, message, provenance: { provider: PROVIDER } });
   }
 
@@ -169,10 +208,10 @@ export class UpdateMapper {
     }
   }
 
-  async #chunk(type: "message" | "reasoning", update: Json): Promise<void> {
-    const content = update.content;
+  async #chunk(type: "message" | "reasoning", update: Wire<ContentChunk>): Promise<void> {
+    const content = at(update, "content");
     const acpId = str(update.messageId);
-    if (!isObject(content)) {
+    if (content === undefined) {
       await this.notice("warning", "malformed_update", `an ${type === "message" ? "agent message" : "agent thought"} chunk carried no content block`);
       return;
     }
@@ -199,10 +238,11 @@ export class UpdateMapper {
   }
 
   /** Announces a tool call first seen in a permission request (Gemini asks before any `tool_call`). */
-  async ensureTool(toolCall: Json): Promise<string | undefined> {
+  async ensureTool(toolCall: Wire<ToolCallUpdate>): Promise<string | undefined> {
     const id = str(toolCall.toolCallId);
     if (id === undefined) return undefined;
-    if (!this.#tools.has(id)) await this.#toolUpdate({ ...toolCall, sessionUpdate: "tool_call" }, true);
+    // The permission request's ToolCallUpdate announced as the tool_call the agent never sent.
+    if (!this.#tools.has(id)) await this.#toolUpdate({ ...toolCall, sessionUpdate: "tool_call" } as Wire<ToolUpdate>, true);
     const state = this.#tools.get(id);
     if (state !== undefined && !state.counted) {
       if (toolCall.rawInput !== undefined) state.input = toolCall.rawInput;
@@ -212,7 +252,7 @@ export class UpdateMapper {
     return id;
   }
 
-  async #toolUpdate(update: Json, fromPermission = false): Promise<void> {
+  async #toolUpdate(update: Wire<ToolUpdate>, fromPermission = false): Promise<void> {
     const id = str(update.toolCallId);
     if (id === undefined) {
       await this.notice("warning", "malformed_update", "a tool call update carried no toolCallId");
@@ -233,7 +273,7 @@ export class UpdateMapper {
       if (str(update.title) !== undefined) state.title = str(update.title)!;
       if (update.rawInput !== undefined) state.input = update.rawInput;
     }
-    const { output, diff } = contentText(update.content);
+    const { output, diff } = contentText(update);
     const status = str(update.status);
     if ((status === "completed" || status === "failed") && !state.completed) {
       state.completed = true;
@@ -246,7 +286,9 @@ export class UpdateMapper {
       const text = output ?? (typeof rawOutput === "string" ? rawOutput : undefined);
       if (text !== undefined) done.output = text;
       if (diff !== undefined) done.diff = diff;
-      if (isObject(rawOutput) && num(rawOutput.exitCode ?? rawOutput.exit_code) !== undefined) done.exitCode = num(rawOutput.exitCode ?? rawOutput.exit_code)!;
+      const command = wire<CommandRawOutput>(rawOutput);
+      const exitCode = command === undefined ? undefined : num(command.exitCode ?? command.exit_code);
+      if (exitCode !== undefined) done.exitCode = exitCode;
       await this.#emit(done);
       return;
     }
@@ -260,7 +302,8 @@ export class UpdateMapper {
 
   /** Handles one `session/update` params object. */
   async handle(params: unknown): Promise<void> {
-    const update = isObject(params) && isObject(params.update) ? params.update : undefined;
+    const notification = wire<SessionNotification>(params);
+    const update = notification === undefined ? undefined : at(notification, "update");
     if (update === undefined) {
       await this.notice("warning", "malformed_update", "the agent sent a session/update without an update object");
       return;
@@ -274,7 +317,7 @@ export class UpdateMapper {
     const kind = str(update.sessionUpdate);
     switch (kind) {
       case "agent_message_chunk": {
-        const meta = isObject(update._meta) ? update._meta : undefined;
+        const meta: Wire<QwenChunkMeta> | undefined = at(update, "_meta");
         if (meta !== undefined && this.usesSource("chunk_meta")) {
           const usage = tokenUsage(meta.usage);
           if (usage !== undefined) {
@@ -282,20 +325,19 @@ export class UpdateMapper {
             await this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "agent_message_chunk._meta.usage" } });
           }
         }
-        return this.#chunk("message", update);
+        return this.#chunk("message", asKind(update, kind));
       }
       case "agent_thought_chunk":
-        return this.#chunk("reasoning", update);
+        return this.#chunk("reasoning", asKind(update, kind));
       case "user_message_chunk":
         // The agent echoing the prompt: not an event of the run.
         return;
       case "tool_call":
       case "tool_call_update":
-        return this.#toolUpdate(update);
+        return this.#toolUpdate(asKind(update, kind));
       case "plan": {
         const entries: PlanEntry[] = [];
-        for (const e of arr(update.entries)) {
-          if (!isObject(e)) continue;
+        for (const e of each(asKind(update, kind), "entries")) {
           const text = str(e.content);
           const status = e.status === "in_progress" || e.status === "completed" ? e.status : "pending";
           if (text !== undefined) entries.push({ text, status });
@@ -304,8 +346,7 @@ export class UpdateMapper {
         return this.#emit({ type: "plan.updated", entries, provenance: { provider: PROVIDER, event: "plan" } });
       }
       case "available_commands_update": {
-        const commands = arr(update.availableCommands)
-          .filter(isObject)
+        const commands = each(asKind(update, kind), "availableCommands")
           .map((c) => {
             const name = str(c.name);
             const description = str(c.description);
@@ -316,14 +357,16 @@ export class UpdateMapper {
       }
       case "usage_update": {
         if (!this.usesSource("usage_update")) return;
+        const reported = asKind(update, kind);
         const usage: Usage = {};
-        const used = num(update.used);
-        const size = num(update.size);
+        const used = num(reported.used);
+        const size = num(reported.size);
         if (used !== undefined) usage.context_used = used;
         if (size !== undefined) usage.context_size = size;
-        const cost = isObject(update.cost) ? update.cost : undefined;
-        if (cost !== undefined && num(cost.amount) !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = num(cost.amount)!;
-        if (update.used === null) {
+        const cost = at(reported, "cost");
+        const amount = cost === undefined ? undefined : num(cost.amount);
+        if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = amount;
+        if (reported.used === null) {
           await this.notice("info", "usage_partial", "the agent reported context usage with used: null (kept: size and cost only)");
         }
         if (Object.keys(usage).length === 0) return;
@@ -331,17 +374,18 @@ export class UpdateMapper {
         return this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "usage_update" } });
       }
       case "config_option_update":
-        this.#hooks.onConfigOptions?.(arr(update.configOptions));
+        this.#hooks.onConfigOptions?.(arr(asKind(update, kind).configOptions));
         return;
       case "current_mode_update":
-        return this.notice("info", "mode_changed", `the session mode is now ${String(str(update.currentModeId) ?? "unknown")}`);
+        return this.notice("info", "mode_changed", `the session mode is now ${String(str(asKind(update, kind).currentModeId) ?? "unknown")}`);
       case "session_info_update":
         // Title/timestamps of the session: nothing the run reports.
         return;
       case "notice": {
-        const title = str(update.title) ?? "notice";
-        const description = str(update.description);
-        const level = update.severity === "warning" || update.severity === "error" ? "warning" : "info";
+        const notice = asKind(update, kind);
+        const title = str(notice.title) ?? "notice";
+        const description = str(notice.description);
+        const level = notice.severity === "warning" || notice.severity === "error" ? "warning" : "info";
         return this.notice(level, "agent_notice", description ? `${title}: ${description}` : title);
       }
       default:
