@@ -26,7 +26,8 @@ import { ClaimableStandby } from "../../driver/kit/standby.js";
 import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
 import { inspectConnection, TRANSPORT } from "./inspect.js";
-import { agentCaps, runAcpTurn } from "./run.js";
+import { agentCaps } from "./capabilities.js";
+import { runAcpTurn } from "./run.js";
 
 /** Media types sent as ACP `image` blocks (when the agent advertises `promptCapabilities.image`). */
 export const ACP_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];

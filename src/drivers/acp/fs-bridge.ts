@@ -1,11 +1,14 @@
 /**
- * Which paths the client-side file system bridge (`fs/read_text_file`, `fs/write_text_file`)
+ * The client-side file system bridge (`fs/read_text_file`, `fs/write_text_file`) and the paths it
  * serves: anything inside the workspace, and for reads also exactly the run's own input copies
  * delivered as workspace references (they live in a run-owned directory outside the workspace,
  * so nothing is ever left in the user's workspace).
  */
-import { isAbsolute, relative, resolve as resolvePath } from "node:path";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve as resolvePath } from "node:path";
+import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse } from "@agentclientprotocol/sdk/unstable";
 import type { ResolvedInput } from "../../driver/types.js";
+import { wire } from "./wire.js";
 
 const invalidParams = (message: string): Error => Object.assign(new Error(message), { code: -32602 });
 
@@ -25,4 +28,25 @@ export function readablePath(workspace: string, inputs: readonly ResolvedInput[]
     if (inputs.some((input) => input.deliveryMode === "workspace_reference" && resolvePath(input.localPath) === full)) return full;
   }
   return insideWorkspace(workspace, path);
+}
+
+/** Answers `fs/read_text_file`: the whole file, or `limit` lines from the 1-based `line`. */
+export async function readTextFile(workspace: string, inputs: readonly ResolvedInput[], params: unknown): Promise<ReadTextFileResponse> {
+  const request = wire<ReadTextFileRequest>(params) ?? {};
+  const text = await readFile(readablePath(workspace, inputs, request.path), "utf8");
+  const line = typeof request.line === "number" ? Math.max(1, request.line) : undefined;
+  const limit = typeof request.limit === "number" ? request.limit : undefined;
+  if (line === undefined && limit === undefined) return { content: text };
+  const lines = text.split("\n");
+  const start = (line ?? 1) - 1;
+  return { content: lines.slice(start, limit === undefined ? undefined : start + limit).join("\n") };
+}
+
+/** Answers `fs/write_text_file` inside the workspace, creating missing parent directories. */
+export async function writeTextFile(workspace: string, params: unknown): Promise<WriteTextFileResponse> {
+  const request = wire<WriteTextFileRequest>(params) ?? {};
+  const file = insideWorkspace(workspace, request.path);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, typeof request.content === "string" ? request.content : "", "utf8");
+  return {};
 }

@@ -15,7 +15,7 @@ import { acp, cursor, type AcpConfig, type AcpDriver } from "../../../src/driver
 import { AdaptorError, AuthRequiredError, ConfigError, RunFailedError } from "../../../src/errors/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import { input } from "../../../src/input/index.js";
-import { loadDelayMs } from "../../../src/drivers/acp/run.js";
+import { loadDelayMs } from "../../../src/drivers/acp/session.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/fake-agent.mjs", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "acp-fake-"));

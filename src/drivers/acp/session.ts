@@ -1,0 +1,171 @@
+/**
+ * Binding the run to a session: `session/new`, or for a thread `session/fork`, `session/resume`
+ * or `session/load` — only as the agent advertised them. A `session/load` replays history as
+ * updates; they are counted, not mapped, and the run reports how many there were.
+ */
+import type { McpServer } from "@agentclientprotocol/sdk/unstable";
+import { abortableDelay } from "../../driver/kit/delay.js";
+import type { RunRequest } from "../../driver/types.js";
+import { FeatureUnsupportedError, ProviderError } from "../../errors/index.js";
+import type { DriverEvent } from "../../events/types.js";
+import { str } from "../../driver/json.js";
+import type { AgentCaps } from "./capabilities.js";
+import type { AcpLoadQuirks, AcpPresetTraits } from "./config.js";
+import type { SessionAnswer, SessionConfigOptions } from "./config-options.js";
+import type { Emit, UpdateMapper } from "./events.js";
+import { wire } from "./wire.js";
+
+export type BindMethod = "session/new" | "session/fork" | "session/resume" | "session/load";
+
+const MINUTE_MS = 60_000;
+/** Quiet window after which a history replay that trails the `session/load` response is over. */
+const REPLAY_QUIET_MS = 150;
+/** Upper bound on waiting for a trailing replay. */
+const REPLAY_MAX_MS = 3000;
+
+/**
+ * How long a `session/load` must wait so that it does not fall in the wall-clock minute of the
+ * session's creation (0 when it already does not, or when the creation time is unknown).
+ */
+export function loadDelayMs(createdAt: number | undefined, now: number): number {
+  if (createdAt === undefined) return 0;
+  const nextMinute = (Math.floor(createdAt / MINUTE_MS) + 1) * MINUTE_MS;
+  // A small margin so that the agent's own clock reading lands past the boundary.
+  return now >= nextMinute ? 0 : nextMinute - now + 250;
+}
+
+/** Host MCP servers in ACP's `McpServer` shape; HTTP ones only when the agent advertises `mcpCapabilities.http`. */
+export function mcpServers(request: Pick<RunRequest, "resources">, caps: Pick<AgentCaps, "mcpHttp">): McpServer[] {
+  const out: McpServer[] = [];
+  for (const server of request.resources.mcp) {
+    if ("command" in server) {
+      out.push({
+        name: server.name,
+        command: server.command,
+        args: server.args ?? [],
+        env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
+      });
+    } else if (caps.mcpHttp) {
+      out.push({ type: "http", name: server.name, url: server.url, headers: Object.entries(server.headers ?? {}).map(([name, value]) => ({ name, value })) });
+    }
+  }
+  return out;
+}
+
+/** Warnings for the resources the driver could not offer the agent. */
+export function undeliveredResources(request: Pick<RunRequest, "resources">, offeredMcp: number): DriverEvent[] {
+  const notices: DriverEvent[] = [];
+  const undelivered = [request.resources.tools.length > 0 ? "host tools" : undefined, request.resources.skills.length > 0 ? "skills" : undefined].filter(
+    (x): x is string => x !== undefined,
+  );
+  if (undelivered.length > 0) {
+    notices.push({ type: "notice", level: "warning", code: "resources_unsupported", message: `the acp driver does not deliver the agent's ${undelivered.join(" and ")}; they were not offered to the model` });
+  }
+  const droppedMcp = request.resources.mcp.length - offeredMcp;
+  if (droppedMcp > 0) {
+    notices.push({ type: "notice", level: "warning", code: "resources_unsupported", message: `${droppedMcp} HTTP MCP server(s) were not offered: the agent does not advertise mcpCapabilities.http` });
+  }
+  return notices;
+}
+
+/** What binding needs from the run. */
+export interface BindContext {
+  request: Pick<RunRequest, "thread" | "workspace">;
+  caps: AgentCaps;
+  traits: AcpPresetTraits & AcpLoadQuirks;
+  driverId: string;
+  mcp: McpServer[];
+  /** When this driver saw each session it created or forked bound (epoch ms). */
+  sessionsCreated: Map<string, number> | undefined;
+  mapper: Pick<UpdateMapper, "replaying" | "replayed">;
+  /** Takes the config options the session answer reports. */
+  config: Pick<SessionConfigOptions, "adopt">;
+  emit: Emit;
+  /** Resolves when every event emitted so far has reached the sink. */
+  drained(): Promise<void>;
+  /** Sends a request before delivery. */
+  send(method: BindMethod, params: unknown): Promise<unknown>;
+  signal: AbortSignal;
+}
+
+export interface BoundSession {
+  sessionId: string;
+  method: BindMethod;
+}
+
+/** Binds the session, records its creation time, and announces `thread.bound` (and a replay, if any). */
+export async function bindSession(context: BindContext): Promise<BoundSession> {
+  const { request, caps, traits, driverId, mcp, mapper } = context;
+  const cwd = request.workspace;
+  const thread = request.thread;
+  let method: BindMethod;
+  let answer: unknown;
+  if (thread?.providerSessionId !== undefined && thread.fork === true) {
+    if (!caps.fork || traits.fork === false) throw new FeatureUnsupportedError("fork (session/fork is not advertised by the agent)", driverId);
+    method = "session/fork";
+    answer = await context.send(method, { sessionId: thread.providerSessionId, cwd, mcpServers: mcp });
+  } else if (thread?.providerSessionId !== undefined) {
+    if (caps.resume) {
+      method = "session/resume";
+      answer = await context.send(method, { sessionId: thread.providerSessionId, cwd, mcpServers: mcp });
+    } else if (caps.loadSession) {
+      method = "session/load";
+      answer = await loadSession(context, thread.providerSessionId);
+    } else {
+      throw new FeatureUnsupportedError("resume (neither session/resume nor session/load is advertised by the agent)", driverId);
+    }
+  } else {
+    method = "session/new";
+    answer = await context.send(method, { cwd, mcpServers: mcp });
+  }
+  const bound: SessionAnswer = wire(answer) ?? {};
+  const created = method === "session/new" || method === "session/fork";
+  const sessionId = str(bound.sessionId) ?? (created ? undefined : thread?.providerSessionId);
+  if (sessionId === undefined || sessionId === "") {
+    throw new ProviderError(`the agent answered ${method} without a sessionId`, { code: "malformed_response", phase: "before_delivery" });
+  }
+  context.config.adopt(bound);
+  if (created) context.sessionsCreated?.set(sessionId, Date.now());
+  await context.emit({ type: "thread.bound", providerSessionId: sessionId, provenance: { provider: "acp", event: method } });
+  if (mapper.replayed > 0) {
+    await context.emit({ type: "notice", level: "info", code: "history_replayed", message: `session/load replayed ${mapper.replayed} history updates; they are not events of this run` });
+  }
+  return { sessionId, method };
+}
+
+/** `session/load`, after the creation-minute delay where the agent needs it, counting the replay instead of mapping it. */
+async function loadSession(context: BindContext, sessionId: string): Promise<unknown> {
+  const { traits, mapper, signal } = context;
+  const delay = traits.loadAfterCreationMinute === true ? loadDelayMs(context.sessionsCreated?.get(sessionId), Date.now()) : 0;
+  if (delay > 0) {
+    await context.emit({
+      type: "notice",
+      level: "info",
+      code: "load_delayed",
+      message: `session/load waits ${delay} ms: the agent would overwrite the session's history if it loaded it in the minute the session was created`,
+    });
+    await abortableDelay(delay, signal);
+  }
+  mapper.replaying = true;
+  let answer: unknown;
+  try {
+    answer = await context.send("session/load", { sessionId, cwd: context.request.workspace, mcpServers: context.mcp });
+    if (traits.replayTrailsLoad === true) await replaySettled(() => mapper.replayed, signal);
+  } finally {
+    mapper.replaying = false;
+  }
+  await context.drained();
+  return answer;
+}
+
+/** Waits until no replayed update has arrived for {@link REPLAY_QUIET_MS} (at most {@link REPLAY_MAX_MS}). */
+async function replaySettled(count: () => number, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + REPLAY_MAX_MS;
+  let seen = count();
+  while (Date.now() < deadline) {
+    await abortableDelay(REPLAY_QUIET_MS, signal);
+    const now = count();
+    if (now === seen) return;
+    seen = now;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The prompt turn: send one `session/prompt`, wait for the first of the agent's answer, a cancel
+ * or a watchdog, and end with exactly one outcome.
+ *
+ * Cancellation (seed rules): every pending permission request is answered `cancelled` first,
+ * then `session/cancel` is sent; a cancel sent while the prompt is active makes the run
+ * cancelled even if the agent then answers `end_turn`; the run never ends before the agent's
+ * response or the process's retirement. A prompt response that arrived before `session/cancel`
+ * was sent is the turn's outcome: it is announced at once, and the late cancel only retires the
+ * process. Every item the turn started and never finished is closed before the terminal.
+ * Watchdogs follow the same path as a cancel, then fail the run with their code.
+ */
+import type { ContentBlock, PromptResponse } from "@agentclientprotocol/sdk/unstable";
+import type { OrderedEmitter } from "../../driver/kit/emit-chain.js";
+import type { RunRequest, RunResponse } from "../../driver/types.js";
+import { ProviderError } from "../../errors/index.js";
+import { stderrExcerpt, str } from "../../driver/json.js";
+import type { AcpPresetTraits } from "./config.js";
+import type { AcpConnection } from "./connection.js";
+import { quotaUsage, tokenUsage, type UpdateMapper } from "./events.js";
+import type { PermissionDesk } from "./permissions.js";
+import type { BoundSession } from "./session.js";
+import type { TurnWatchdogs, WatchdogTrip } from "./watchdogs.js";
+import { at, wire, type Wire } from "./wire.js";
+
+/** How long a cancelled run waits for the agent's answer before the process is retired. */
+const CANCEL_GRACE_MS = 5000;
+/** How long pending approvals may take to settle after a cancel. */
+const APPROVAL_SETTLE_MS = 2000;
+
+export const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Error("aborted");
+
+export interface TurnContext {
+  connection: AcpConnection;
+  session: BoundSession;
+  blocks: ContentBlock[];
+  request: Pick<RunRequest, "markDelivered">;
+  signal: AbortSignal;
+  traits: AcpPresetTraits;
+  mapper: UpdateMapper;
+  emitter: OrderedEmitter;
+  permissions: PermissionDesk;
+  watchdogs: TurnWatchdogs;
+}
+
+type Outcome = { value: unknown } | { error: unknown } | "aborted" | WatchdogTrip;
+
+/** Delivers the prompt and ends the turn. Resolves with the response; rejects with a typed error or the abort reason. */
+export async function runPromptTurn(context: TurnContext): Promise<RunResponse> {
+  const { connection, session, signal } = context;
+  signal.throwIfAborted();
+  context.request.markDelivered();
+  context.watchdogs.touch();
+  const prompt = connection.request("session/prompt", { sessionId: session.sessionId, prompt: context.blocks }, undefined, "after_delivery");
+  prompt.catch(() => {});
+  /** The agent's answer, as soon as it arrived. */
+  let answered: { value: unknown } | undefined;
+  void prompt.then((value) => (answered = { value }), () => undefined);
+  context.watchdogs.start();
+
+  let outcome = await firstOutcome(prompt, signal, context.watchdogs.tripped);
+  // The answer arrived before session/cancel could be sent: it is the outcome, not the cancel.
+  if (outcome === "aborted" && answered !== undefined) outcome = answered;
+  if (outcome === "aborted" || "code" in outcome) return cancelTurn(context, prompt, outcome);
+  if ("error" in outcome) {
+    await context.emitter.settled();
+    throw outcome.error;
+  }
+  return answeredTurn(context, wire<PromptResponse>(outcome.value) ?? {});
+}
+
+/** The first of the prompt's answer (or failure), the run's abort, and a watchdog trip. */
+async function firstOutcome(prompt: Promise<unknown>, signal: AbortSignal, tripped: Promise<WatchdogTrip>): Promise<Outcome> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<"aborted">((resolve) => {
+    onAbort = () => resolve("aborted");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([prompt.then((value) => ({ value }), (error: unknown) => ({ error })), aborted, tripped]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Cancels the turn (seed order), waits for the agent or retires it, closes open items, and rejects. */
+async function cancelTurn(context: TurnContext, prompt: Promise<unknown>, outcome: "aborted" | WatchdogTrip): Promise<never> {
+  const { connection, session, permissions, mapper, emitter } = context;
+  permissions.cancelAll();
+  connection.cancelledSessions.add(session.sessionId);
+  await connection.notify("session/cancel", { sessionId: session.sessionId });
+  const grace = new Promise<"grace">((resolve) => setTimeout(() => resolve("grace"), CANCEL_GRACE_MS).unref());
+  const answered = await Promise.race([prompt.then(() => "answered", () => "answered"), grace]);
+  if (answered === "grace") await connection.close();
+  await permissions.settled(APPROVAL_SETTLE_MS);
+  await mapper.finish().catch(() => {});
+  await emitter.settled();
+  if (outcome === "aborted") throw abortedReason(context.signal);
+  await emitter.emit({ type: "notice", level: "warning", code: outcome.code, message: outcome.message });
+  throw new ProviderError(outcome.message, { code: outcome.code, phase: "after_delivery" });
+}
+
+/** Usage the prompt response reports, from the sources the preset reads. */
+async function reportAnswerUsage(context: TurnContext, answer: Wire<PromptResponse>): Promise<void> {
+  const { mapper, emitter } = context;
+  if (mapper.usesSource("prompt_response")) {
+    const usage = tokenUsage(answer.usage);
+    if (usage !== undefined) {
+      mapper.mergeUsage(usage);
+      await emitter.emit({ type: "usage.observed", usage, provenance: { provider: "acp", event: "session/prompt.usage" } });
+    }
+  }
+  if (mapper.usesSource("meta_quota")) {
+    const usage = quotaUsage(at(answer, "_meta"));
+    if (usage !== undefined) {
+      mapper.mergeUsage(usage);
+      await emitter.emit({ type: "usage.observed", usage, provenance: { provider: "acp", event: "session/prompt._meta.quota" } });
+    }
+  }
+}
+
+/** The agent answered the prompt: the response, with the terminal the stop reason calls for. */
+async function answeredTurn(context: TurnContext, answer: Wire<PromptResponse>): Promise<RunResponse> {
+  const { connection, session, mapper, emitter } = context;
+  const stopReason = str(answer.stopReason);
+  await mapper.finish();
+  await reportAnswerUsage(context, answer);
+  await emitter.drain();
+  if (context.traits.phantomTurnAfterCancel === true && stopReason === "end_turn" && mapper.updates === 0 && connection.cancelledSessions.has(session.sessionId)) {
+    throw new ProviderError("the agent answered with an empty end_turn left over from a cancelled prompt", { code: "phantom_turn", retryable: true, phase: "after_delivery" });
+  }
+  const response: RunResponse = {
+    text: mapper.finalText(),
+    providerSessionId: session.sessionId,
+    raw: { sessionId: session.sessionId, stopReason, method: session.method },
+  };
+  const usage = mapper.usage;
+  if (usage !== undefined) response.usage = usage;
+  const tail = stderrExcerpt(connection.process.stderrTail(), 4000);
+  if (tail !== "") response.stderrTail = tail;
+  await connection.flushMalformed();
+  if (stopReason === "cancelled") {
+    await emitter.emit({ type: "run.cancelled", reason: "the agent ended the turn as cancelled" });
+    return response;
+  }
+  if (stopReason === "refusal") {
+    throw new ProviderError("the agent refused to continue (stopReason refusal)", { code: "refusal", phase: "after_delivery" });
+  }
+  if (stopReason !== "end_turn") {
+    await emitter.emit({ type: "notice", level: "warning", code: "stop_reason", message: `the turn ended with stopReason ${String(stopReason)}` });
+  }
+  // Announced the moment it is known, so a cancel arriving while the process retires cannot rewrite it.
+  await emitter.emit({ type: "run.completed", provenance: { provider: "acp", event: "session/prompt" } });
+  return response;
+}
