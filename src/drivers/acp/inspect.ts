@@ -7,8 +7,34 @@
 import type { InspectResponse } from "../../driver/types.js";
 import { AdaptorError } from "../../errors/index.js";
 import type { AuthMethodInfo, AuthReport, EnvironmentReport, Evidence, Observation, ProviderCapabilities } from "../../inspect/types.js";
+import type { AuthMethod, AuthStatusResponse, InitializeResponse } from "@agentclientprotocol/sdk/unstable";
 import type { AcpConnection } from "./connection.js";
-import { arr, errorText, isObject, str, type Json } from "../../driver/json.js";
+import { errorText, str } from "../../driver/json.js";
+import { at, each, within, wire, type Wire } from "./wire.js";
+
+/** `initialize`'s answer as inspection reads it. */
+type Init = Wire<InitializeResponse>;
+
+/**
+ * The `auth/status` answer as the RFD drafts had it (`authenticated`/`signedIn`/`status`, and the
+ * method); the schema's `AuthStatusResponse` names the state `state`.
+ */
+interface DraftAuthStatus {
+  authenticated?: boolean;
+  signedIn?: boolean;
+  status?: string;
+  methodId?: string;
+  method?: string;
+}
+
+/** `AuthMethod._meta` flavours agents use to say what kind of login a method is. */
+interface AuthMethodMeta {
+  "terminal-auth"?: unknown;
+  "api-key"?: unknown;
+  gateway?: unknown;
+}
+
+const initOf = (init: unknown): Init => wire<InitializeResponse>(init) ?? {};
 
 export const TRANSPORT = "acp (JSON-RPC over stdio)";
 
@@ -46,11 +72,10 @@ export function allUnavailable(code: string, message: string): InspectResponse {
 }
 
 /** Auth methods with their kinds (`agent`, `terminal`, `env_var`, or a `_meta` flavour). */
-export function authMethods(init: Json): AuthMethodInfo[] {
-  return arr(init.authMethods)
-    .filter(isObject)
-    .map((m) => {
-      const meta = isObject(m._meta) ? m._meta : {};
+export function authMethods(initialize: unknown): AuthMethodInfo[] {
+  return each(initOf(initialize), "authMethods")
+    .map((m: Wire<AuthMethod>) => {
+      const meta: Wire<AuthMethodMeta> = within(m, "_meta");
       const kind = str(m.type) ?? (meta["terminal-auth"] !== undefined ? "terminal" : meta["api-key"] !== undefined ? "api_key" : meta.gateway !== undefined ? "gateway" : "agent");
       const out: AuthMethodInfo = { id: str(m.id) ?? "", kind };
       if (str(m.name) !== undefined) out.name = str(m.name)!;
@@ -60,11 +85,11 @@ export function authMethods(init: Json): AuthMethodInfo[] {
 }
 
 /** `initialize.agentCapabilities` as typed flags (a flag the agent did not send is `false`). */
-export function agentCapabilities(init: Json): ProviderCapabilities {
-  const caps = isObject(init.agentCapabilities) ? init.agentCapabilities : {};
-  const prompt = isObject(caps.promptCapabilities) ? caps.promptCapabilities : {};
-  const mcp = isObject(caps.mcpCapabilities) ? caps.mcpCapabilities : {};
-  const sessions = isObject(caps.sessionCapabilities) ? caps.sessionCapabilities : {};
+export function agentCapabilities(initialize: unknown): ProviderCapabilities {
+  const caps = within(initOf(initialize), "agentCapabilities");
+  const prompt = within(caps, "promptCapabilities");
+  const mcp = within(caps, "mcpCapabilities");
+  const sessions: Record<string, unknown> = within(caps, "sessionCapabilities");
   return {
     prompt: { image: prompt.image === true, audio: prompt.audio === true, embeddedContext: prompt.embeddedContext === true },
     mcp: { http: mcp.http === true, sse: mcp.sse === true },
@@ -75,8 +100,9 @@ export function agentCapabilities(init: Json): ProviderCapabilities {
   };
 }
 
-export function environmentReport(init: Json, executablePath: string): EnvironmentReport {
-  const info = isObject(init.agentInfo) ? init.agentInfo : {};
+export function environmentReport(initialize: unknown, executablePath: string): EnvironmentReport {
+  const init = initOf(initialize);
+  const info = within(init, "agentInfo");
   const report: EnvironmentReport = {
     executablePath,
     platform: `${process.platform}-${process.arch}`,
@@ -92,21 +118,22 @@ export function environmentReport(init: Json, executablePath: string): Environme
 
 /** Panels from an initialized connection (plus `auth/status` when the agent advertises it). */
 export async function inspectConnection(connection: AcpConnection, executablePath: string, signal: AbortSignal): Promise<InspectResponse> {
-  const init = connection.init;
-  const version = isObject(init.agentInfo) ? str(init.agentInfo.version) : undefined;
+  const init = initOf(connection.init);
+  const agentInfo = at(init, "agentInfo");
+  const version = agentInfo === undefined ? undefined : str(agentInfo.version);
   const env = environmentReport(init, executablePath);
-  const caps = isObject(init.agentCapabilities) ? init.agentCapabilities : {};
-  const authCaps = isObject(caps.auth) ? caps.auth : {};
+  const authCaps = within(within(init, "agentCapabilities"), "auth");
 
   let auth: Observation<AuthReport>;
-  if (isObject(authCaps.status) || authCaps.status === true) {
+  if (at(authCaps, "status") !== undefined || authCaps.status === true) {
     const started = performance.now();
     try {
-      const answer = await connection.request("auth/status", {}, signal, "before_delivery");
+      const reply = await connection.request("auth/status", {}, signal, "before_delivery");
       const evidence = [record("auth/status", started, undefined, version, "account")];
-      if (!isObject(answer)) {
+      const answer = wire<AuthStatusResponse & DraftAuthStatus>(reply);
+      if (answer === undefined) {
         // Reading a non-object as "signed out" would report an observation the agent never made.
-        auth = { status: "unavailable", reason: { code: "malformed_response", message: `auth/status answered ${describe(answer)}, not an object` }, evidence };
+        auth = { status: "unavailable", reason: { code: "malformed_response", message: `auth/status answered ${describe(reply)}, not an object` }, evidence };
       } else {
         const signedIn = answer.authenticated === true || answer.signedIn === true || answer.status === "authenticated";
         const report: AuthReport = { signedIn };
