@@ -145,4 +145,8 @@ export {
   RunFailedError,
   StoreError,
 } from "./errors/index.js";
-export type { DeliveryPhase, PartialRunOutcome, StoreErrorCode } from "./errors/index.js";
+export type { DeliveryPhase, PartialRunOutcome, ProtocolErrorCode, StoreErrorCode } from "./errors/index.js";
+export { ERROR_CODES, isErrorCode } from "./errors/index.js";
+export type { DriverFamily, ErrorClassName, ErrorCode, ErrorCodeInfo, ErrorCodeOf, SharedErrorCode } from "./errors/index.js";
+export { NOTICE_CODES, isNoticeCode } from "./events/notice-codes.js";
+export type { NoticeCode, NoticeCodeInfo, NoticeCodeOf, SharedNoticeCode } from "./events/notice-codes.js";

@@ -7,3 +7,4 @@ export type { AcpDriver, AcpProcessStats, AcpStandby } from "./driver.js";
 export type { AcpConfig, AcpClientCapabilities, AcpPresetTraits, AcpUsageSource, AcpWatchdogs } from "./config.js";
 export { claudeAcp, codexAcp, copilot, cursor, gemini, presetPackageVersions, qwen } from "./presets.js";
 export type { AcpPresetOptions, AcpProviderBinding } from "./config.js";
+export type { AcpErrorCode, AcpNoticeCode } from "./codes.js";

@@ -32,3 +32,4 @@ export function claude(config: ClaudeConfig = {}): ClaudeDriver {
 }
 
 export type { ProviderBinding, SettingSource, StreamJsonDriver, StreamJsonDriverConfig };
+export type { StreamJsonErrorCode, StreamJsonNoticeCode } from "../stream-json/codes.js";

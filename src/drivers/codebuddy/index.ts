@@ -32,3 +32,4 @@ export function codebuddy(config: CodebuddyConfig = {}): CodebuddyDriver {
 }
 
 export type { ProviderBinding, SettingSource, StreamJsonDriver, StreamJsonDriverConfig };
+export type { StreamJsonErrorCode, StreamJsonNoticeCode } from "../stream-json/codes.js";

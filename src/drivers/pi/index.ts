@@ -7,4 +7,5 @@ export { pi } from "./driver.js";
 export type { PiDriver, PiProcessStats } from "./driver.js";
 export { PI_THINKING_LEVELS } from "./config.js";
 export type { PiConfig, PiModelApi, PiProviderBinding } from "./config.js";
+export type { PiErrorCode, PiNoticeCode } from "./codes.js";
 export { PI_IMAGE_MEDIA_TYPES } from "./run.js";
