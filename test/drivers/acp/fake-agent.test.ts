@@ -15,7 +15,6 @@ import { acp, cursor, type AcpConfig, type AcpDriver } from "../../../src/driver
 import { AdaptorError, AuthRequiredError, ConfigError, RunFailedError } from "../../../src/errors/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import { input } from "../../../src/input/index.js";
-import { loadDelayMs } from "../../../src/drivers/acp/session.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/fake-agent.mjs", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "acp-fake-"));
@@ -347,16 +346,5 @@ describe("acp driver on a fake ACP agent", () => {
     expect(driver.descriptor()).toMatchObject({ id: "cursor" });
     expect(() => cursor({ provider: { baseUrl: "http://127.0.0.1:1" } })).toThrow(ConfigError);
     expect(AdaptorError.is(new ConfigError("x"))).toBe(true);
-  });
-});
-
-describe("session/load timing for agents that name history files by the creation minute", () => {
-  it("waits past the creation minute only when the session was created in the current minute", () => {
-    const minute = Date.UTC(2026, 0, 1, 12, 30);
-    expect(loadDelayMs(undefined, minute + 5_000)).toBe(0);
-    expect(loadDelayMs(minute + 10_000, minute + 20_000)).toBe(40_000 + 250);
-    expect(loadDelayMs(minute + 59_900, minute + 59_950)).toBe(50 + 250);
-    expect(loadDelayMs(minute + 10_000, minute + 60_000)).toBe(0);
-    expect(loadDelayMs(minute - 1, minute + 1)).toBe(0);
   });
 });
