@@ -4,6 +4,7 @@
  * reaping of every process on `close()`.
  */
 import type { Descriptor, Driver, InspectResponse, PrepareResponse } from "../../driver/types.js";
+import type { ProcessStats } from "../../driver/kit/processes.js";
 import { secretEnvValues } from "../../redact/redact.js";
 import { mcpProblems } from "./argv.js";
 import { configFingerprint, STREAM_JSON_CONFIG_SCHEMA, validateStreamJsonConfig, validateStreamJsonPolicy, type StreamJsonDriverConfig } from "./config.js";
@@ -15,10 +16,12 @@ import { runTurn } from "./run.js";
 import { listSessionFiles, newFiles } from "./sessions.js";
 import { StreamJsonStandby } from "./standby.js";
 
-/** A stream-json driver, plus the pids of the processes it owns (for diagnostics and tests). */
+/** A stream-json driver, plus the processes it owns (for diagnostics and tests). */
 export interface StreamJsonDriver extends Driver {
-  /** Pids of CLI processes this driver started that are not yet reaped. */
+  /** Pids of CLI processes this driver started that are not yet reaped (`processes().live`). */
   livePids(): number[];
+  /** The CLI processes this driver owns now and how many it started. */
+  processes(): ProcessStats;
 }
 
 export function createStreamJsonDriver(dialect: StreamJsonDialect, config: StreamJsonDriverConfig): StreamJsonDriver {
@@ -107,7 +110,11 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
     },
 
     livePids() {
-      return launcher?.livePids() ?? [];
+      return launcher?.processes().live ?? [];
+    },
+
+    processes() {
+      return launcher?.processes() ?? { live: [], started: 0 };
     },
 
     async close() {

@@ -6,7 +6,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, withinInitializeTimeout } from "../../driver/initialize-timeout.js";
-import { ExecutableNotFoundError } from "../../errors/index.js";
+import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
 import { createRedactor, type Redactor } from "../../redact/redact.js";
 import { buildArgs, commandFor, type LaunchSettings } from "./argv.js";
 import { providerKey, type StreamJsonDriverConfig } from "./config.js";
@@ -19,13 +19,14 @@ export class Launcher {
   readonly config: StreamJsonDriverConfig;
   readonly executable: string;
   readonly redactor: Redactor;
-  readonly #live = new Set<StreamJsonProcess>();
+  readonly #processes: OwnedProcesses<StreamJsonProcess>;
   readonly #secrets: string[];
 
   constructor(dialect: StreamJsonDialect, config: StreamJsonDriverConfig, executable: string) {
     this.dialect = dialect;
     this.config = config;
     this.executable = executable;
+    this.#processes = new OwnedProcesses(dialect.id, dialect.install);
     const key = providerKey(config);
     this.#secrets = key === undefined ? [] : [key];
     this.redactor = createRedactor({ env: process.env, secrets: this.#secrets });
@@ -67,26 +68,25 @@ export class Launcher {
     return home ? join(home, this.dialect.defaultConfigDirName) : undefined;
   }
 
-  /** Pids of every process this driver started that has not been reaped. */
-  livePids(): number[] {
-    return [...this.#live].map((p) => p.pid);
+  /** The processes this driver started that have not been reaped, and how many it started. */
+  processes(): ProcessStats {
+    return this.#processes.stats();
   }
 
   async start(cwd: string, launch: LaunchSettings): Promise<StreamJsonProcess> {
     const { command, prefix } = commandFor(this.executable);
-    const proc = await StreamJsonProcess.start({
-      command,
-      args: [...prefix, ...buildArgs(this.dialect, this.config, launch)],
-      cwd,
-      env: this.childEnv(),
-      inheritEnv: this.dialect.inheritEnv,
-      redactor: this.redactor,
-    }).catch((error: unknown) => {
-      throw ExecutableNotFoundError.explain(error, this.dialect.install);
+    return this.#processes.open(async (track) => {
+      const proc = await StreamJsonProcess.start({
+        command,
+        args: [...prefix, ...buildArgs(this.dialect, this.config, launch)],
+        cwd,
+        env: this.childEnv(),
+        inheritEnv: this.dialect.inheritEnv,
+        redactor: this.redactor,
+      });
+      track(proc);
+      return proc;
     });
-    this.#live.add(proc);
-    void proc.ended.then(() => this.#live.delete(proc));
-    return proc;
   }
 
   /** Sends the zero-prompt `initialize` and resolves with its reply. */
@@ -108,8 +108,8 @@ export class Launcher {
     await proc.stop();
   }
 
-  async closeAll(): Promise<void> {
-    await Promise.allSettled([...this.#live].map((proc) => proc.stop()));
+  closeAll(): Promise<void> {
+    return this.#processes.close();
   }
 }
 

@@ -79,6 +79,11 @@ export class StreamJsonProcess {
     return this.#ended;
   }
 
+  /** The kit's name for {@link StreamJsonProcess.ended}, so the driver's owned-process set can track it. */
+  get exited(): Promise<ProcessExit> {
+    return this.#ended;
+  }
+
   stderrTail(): string {
     return this.#handle.stderrTail();
   }
@@ -154,6 +159,11 @@ export class StreamJsonProcess {
   async stop(graceMs?: number): Promise<void> {
     await this.#handle.stop(graceMs === undefined ? {} : { graceMs });
     await this.#ended;
+  }
+
+  /** Stops the process group and waits until it is reaped (the kit's name for {@link StreamJsonProcess.stop}). */
+  close(): Promise<void> {
+    return this.stop();
   }
 
   async #read(): Promise<ProcessExit> {

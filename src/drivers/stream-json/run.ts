@@ -47,7 +47,7 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
   const fork = resume !== undefined && request.thread?.fork === true;
   if (resume !== undefined) await checkWorkspace(launcher, resume, request.workspace);
 
-  const standby = resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.take(owner) : undefined;
+  const standby = resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.claim(owner) : undefined;
   const proc =
     standby ??
     (await launcher.start(request.workspace, {
