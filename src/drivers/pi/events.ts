@@ -56,6 +56,22 @@ function toolOutput(result: unknown): string | undefined {
   return parts.map((c) => (c.type === "text" ? (str(c.text) ?? "") : `[${String(c.type)}]`)).join("");
 }
 
+/** Pi's events that carry nothing a run reports (the run loop reads `agent_end` itself). */
+const KNOWN_UNMAPPED: ReadonlySet<string> = new Set([
+  "agent_start",
+  "agent_end",
+  "turn_start",
+  "turn_end",
+  "queue_update",
+  "auto_retry_end",
+  "compaction_start",
+  "compaction_end",
+  "session_info_changed",
+  "thinking_level_changed",
+  "extension_error",
+  "extension_ui_request",
+]);
+
 interface OpenSegment {
   itemId: string;
   text: string;
@@ -117,7 +133,15 @@ export class PiEventMapper {
           provenance: { provider: PROVIDER, event: "auto_retry_start" },
         });
       default:
-        return;
+        if (typeof event.type !== "string" || KNOWN_UNMAPPED.has(event.type)) return;
+        // A newer Pi's event: reported, never dropped silently.
+        return this.#emit({
+          type: "notice",
+          level: "info",
+          code: "unknown_message",
+          message: `pi sent an event the driver does not know (${event.type.slice(0, 80)})`,
+          provenance: { provider: PROVIDER, event: event.type.slice(0, 80) },
+        });
     }
   }
 

@@ -16,6 +16,24 @@ import { isObject, str, type Json, type ResultLine } from "./wire.js";
 /** Longest tool output carried by an event; the rest is cut with a marker. */
 export const MAX_TOOL_OUTPUT_CHARS = 32_000;
 
+/**
+ * Message types the CLIs send that carry nothing a run reports (control lines are the run loop's).
+ * Claude Code's are its SDK's `SDKMessage` types; `file-history-snapshot` is CodeBuddy's.
+ */
+const KNOWN_UNMAPPED: ReadonlySet<string> = new Set([
+  "control_request",
+  "control_response",
+  "control_cancel_request",
+  "keep_alive",
+  "tool_progress",
+  "tool_use_summary",
+  "auth_status",
+  "rate_limit_event",
+  "prompt_suggestion",
+  "conversation_reset",
+  "file-history-snapshot",
+]);
+
 interface ToolCall {
   name: string;
   started: boolean;
@@ -100,8 +118,14 @@ export class TurnMapper {
         if (text) await this.#emit({ type: "notice", level: "warning", code: "provider_error_line", message: this.#redact(text) });
         return;
       }
-      default:
+      default: {
+        const type = str(message.type);
+        // A typeless line was reported as malformed before it got here.
+        if (type === undefined || KNOWN_UNMAPPED.has(type)) return;
+        // A newer CLI's message type: reported, never dropped silently.
+        await this.#emit({ type: "notice", level: "info", code: "unknown_message", message: `the CLI sent a message type the driver does not know (${type.slice(0, 80)})`, provenance: this.#prov({ event: type.slice(0, 80) }) });
         return;
+      }
     }
   }
 
@@ -257,7 +281,7 @@ export class TurnMapper {
     for (const block of blocks) {
       if (block.type === "text") {
         const text = str(block.text) ?? "";
-        const streamed = pending?.text.shift();
+        const streamed = pending?.text.shift() ?? this.#openItemWithText("text", text);
         if (text === "" && streamed === undefined) continue;
         const id = streamed ?? `${messageId}:${++this.#itemCounter}`;
         this.#openItems.delete(id);
@@ -265,7 +289,7 @@ export class TurnMapper {
         await this.#emit({ type: "message.completed", itemId: id, text, provenance: this.#prov({ messageId }) });
       } else if (block.type === "thinking") {
         const text = str(block.thinking) ?? "";
-        const streamed = pending?.thinking.shift();
+        const streamed = pending?.thinking.shift() ?? this.#openItemWithText("thinking", text);
         if (text === "" && streamed === undefined) continue;
         const id = streamed ?? `${messageId}:${++this.#itemCounter}`;
         this.#openItems.delete(id);
@@ -276,6 +300,23 @@ export class TurnMapper {
         if (id && name) await this.#startTool(id, name, block.input, messageId);
       }
     }
+  }
+
+  /**
+   * The open streamed item of `kind` whose text so far is exactly `text`. CodeBuddy may complete a
+   * streamed block under another message id than the stream's (its thinking block, and a block cut
+   * by an interrupt): without this, the block would be reported twice under two item ids.
+   */
+  #openItemWithText(kind: "text" | "thinking", text: string): string | undefined {
+    if (text === "") return undefined;
+    for (const [id, item] of this.#openItems) {
+      if (item.kind !== kind || item.text.toString() !== text) continue;
+      const pending = this.#pendingItems.get(item.messageId ?? "stream")?.[kind];
+      const index = pending?.indexOf(id) ?? -1;
+      if (index >= 0) pending!.splice(index, 1);
+      return id;
+    }
+    return undefined;
   }
 
   async #startTool(callId: string, name: string, input: unknown, messageId?: string): Promise<void> {
