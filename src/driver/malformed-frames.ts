@@ -4,17 +4,19 @@
  * `notice` whose code names that condition. A flood costs one notice per code per interval, with
  * `count` saying how many lines it stands for, instead of one event per line.
  */
+import type { SharedNoticeCode } from "../events/notice-codes.js";
 import type { DriverEvent } from "../events/types.js";
 
-/** Why a line of provider output could not be used. */
-export type MalformedFrameCode = "invalid_utf8" | "invalid_json" | "frame_too_large" | "malformed_frame";
-
-const WHAT: Record<MalformedFrameCode, string> = {
+/** What each malformed-line notice says; its keys are rows of the notice table every driver shares. */
+const WHAT = {
   invalid_utf8: "is not valid UTF-8",
   invalid_json: "is not valid JSON",
   frame_too_large: "exceeds the frame size limit",
   malformed_frame: "is JSON but not a protocol message",
-};
+} as const satisfies Partial<Record<SharedNoticeCode, string>>;
+
+/** Why a line of provider output could not be used: a shared notice code. */
+export type MalformedFrameCode = keyof typeof WHAT;
 
 /** After a malformed line is reported, further ones are counted for this long, then summarised. */
 export const MALFORMED_FRAME_INTERVAL_MS = 1000;
