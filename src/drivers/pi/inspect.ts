@@ -50,6 +50,29 @@ function failed<T>(method: string, error: unknown): Observation<T> {
   return unavailable("provider_error", `${method} failed: ${errorText(error)}`);
 }
 
+/** The `commands` panel: `get_commands` (what extensions and skills add). */
+async function commandsPanel(connection: PiConnection, signal: AbortSignal): Promise<Observation<NativeCommandInfo[]>> {
+  const started = performance.now();
+  try {
+    const data = await connection.request("get_commands", {}, signal, "before_delivery");
+    if (!isObject(data) || !Array.isArray(data.commands)) {
+      return unavailable("malformed_response", "pi answered get_commands with something other than a command list");
+    }
+    const list = data.commands.filter(isObject).map((c) => {
+      const info: NativeCommandInfo = { name: str(c.name) ?? "" };
+      if (str(c.description) !== undefined) info.description = str(c.description)!;
+      return info;
+    });
+    return observed(
+      list.filter((c) => c.name !== ""),
+      [record("get_commands", performance.now() - started)],
+    );
+  } catch (error) {
+    signal.throwIfAborted();
+    return failed("get_commands", error);
+  }
+}
+
 /** Every panel from a ready connection. */
 export async function inspectConnection(connection: PiConnection, executable: string, signal: AbortSignal): Promise<InspectResponse> {
   const state = connection.state;
@@ -61,7 +84,8 @@ export async function inspectConnection(connection: PiConnection, executable: st
   if (current !== undefined && str(current.provider) !== undefined) configuration.modelProvider = str(current.provider)!;
   if (str(state.thinkingLevel) !== undefined) configuration.effort = str(state.thinkingLevel)!;
 
-  const listed = await availableModels(connection, signal);
+  // Both questions go out at once: one round trip after the handshake instead of two.
+  const [listed, commands] = await Promise.all([availableModels(connection, signal), commandsPanel(connection, signal)]);
   let models: Observation<ModelInfo[]>;
   let auth: InspectResponse["auth"];
   if ("error" in listed) {
@@ -80,28 +104,6 @@ export async function inspectConnection(connection: PiConnection, executable: st
       // Pi lists a model only when its provider has credentials: a listed model proves a key.
       auth = observed({ signedIn: true }, evidence);
     }
-  }
-
-  let commands: Observation<NativeCommandInfo[]>;
-  const commandsStarted = performance.now();
-  try {
-    const data = await connection.request("get_commands", {}, signal, "before_delivery");
-    if (!isObject(data) || !Array.isArray(data.commands)) {
-      commands = unavailable("malformed_response", "pi answered get_commands with something other than a command list");
-    } else {
-      const list = data.commands.filter(isObject).map((c) => {
-        const info: NativeCommandInfo = { name: str(c.name) ?? "" };
-        if (str(c.description) !== undefined) info.description = str(c.description)!;
-        return info;
-      });
-      commands = observed(
-        list.filter((c) => c.name !== ""),
-        [record("get_commands", performance.now() - commandsStarted)],
-      );
-    }
-  } catch (error) {
-    signal.throwIfAborted();
-    commands = failed("get_commands", error);
   }
 
   return {
