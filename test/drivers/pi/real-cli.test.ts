@@ -2,26 +2,41 @@
  * Real-CLI lane of the Pi driver: `pi --mode rpc` (the pinned devDependency) against the scripted
  * model server's Chat Completions dialect, through a provider binding the driver writes into an
  * isolated models.json. No login, no paid call.
+ *
+ * Each test records the capability it proved (lane-record.ts); with PI_LANE_RECORD=1 the lane
+ * writes them to lane-results.json, from which scripts/pi-capabilities.mjs renders the capability
+ * table of docs/drivers/pi.md.
  */
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, expect, it } from "vitest";
 
 import { createAgent } from "../../../src/agent/agent.js";
 import { pi, type PiConfig, type PiDriver } from "../../../src/drivers/pi/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import { input } from "../../../src/input/index.js";
 import { memoryThreadStore } from "../../../src/thread/stores/memory.js";
+import { sqliteThreadStore } from "../../../src/thread/stores/sqlite.js";
 import { lastUserText, type CapturedRequest } from "../../../src/testing/model-server/index.js";
 import { SCRIPTED_KEY_ENV } from "../../../src/testing/real-cli/settings.js";
 import { withRealCli, type RealCliContext } from "../../../src/testing/real-cli/index.js";
 import { capturedTexts, describeRealCli } from "../../real-cli/helpers.js";
 import { laneEnv, PNG_1X1 } from "../real-lane.js";
+import { PiLaneRecorder } from "./lane-record.js";
 
-/** The lane's Pi, bound to the scripted server by the driver itself (not the lane's models.json). */
-function driverFor(ctx: RealCliContext, extra: Partial<PiConfig> = {}): PiDriver {
-  return pi({
+const lane = new PiLaneRecorder();
+afterAll(() => lane.writeIfRequested());
+
+const execFileAsync = promisify(execFile);
+const resumeChild = fileURLToPath(new URL("./fixtures/resume-in-child.mjs", import.meta.url));
+
+/** The config of {@link driverFor}, as plain data a second host process can be given. */
+function configFor(ctx: RealCliContext, extra: Partial<PiConfig> = {}): PiConfig {
+  return {
     executable: ctx.executable,
     args: ctx.executable === process.execPath ? [ctx.entry] : [],
     env: laneEnv(ctx, ["PI_CODING_AGENT_DIR"]),
@@ -33,7 +48,12 @@ function driverFor(ctx: RealCliContext, extra: Partial<PiConfig> = {}): PiDriver
       cost: { input: 1, output: 2 },
     },
     ...extra,
-  });
+  };
+}
+
+/** The lane's Pi, bound to the scripted server by the driver itself (not the lane's models.json). */
+function driverFor(ctx: RealCliContext, extra: Partial<PiConfig> = {}): PiDriver {
+  return pi(configFor(ctx, extra));
 }
 
 async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
@@ -43,6 +63,16 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
 }
 
 const modelRequests = (ctx: RealCliContext): CapturedRequest[] => ctx.server.requests.filter((r) => r.dialect === "chat" && !r.auxiliary);
+
+/** The session files under `dir` (none when Pi has not created it). */
+async function sessionFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { recursive: true })).map(String).filter((f) => f.endsWith(".jsonl"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
 
 function groupAlive(pid: number): boolean {
   try {
@@ -57,6 +87,7 @@ describeRealCli("pi", () => {
   it("inspects over get_state and get_available_models, streams a text turn with usage and cost, and leaves no process after close()", async () => {
     const script = { turns: [{ match: { lastUserTextContains: "Say hello" }, reply: { text: "Hello from the scripted model.", chunkSize: 6 } }] };
     await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
       const driver = driverFor(ctx);
       const agent = createAgent(driver, { workspace: ctx.workspace });
       const pids: number[] = [];
@@ -93,6 +124,50 @@ describeRealCli("pi", () => {
       expect(driver.processes().live).toEqual([]);
       expect(driver.processes().started).toBeGreaterThan(0);
       for (const pid of pids) expect(groupAlive(pid)).toBe(false);
+      lane.proved(
+        "inspect",
+        "`get_state` (configuration: model, provider, thinking level), `get_available_models` (models with input modalities, context window, efforts; auth), `get_commands`; skills, MCP, quota and profile `unsupported`",
+        "models, configuration, auth and commands `observed` with evidence naming the Pi method; the bound model listed with text and image input; no model request sent",
+      );
+      lane.proved(
+        "streaming",
+        "text (`text_delta`), thinking (`thinking_delta`), tools (`tool_execution_start/update/end`)",
+        "a six-character-chunked reply arrived as several `message.delta` events, `run.completed` last, result text exact; the model got the prompt as the last user message, the key only as a redacted header",
+      );
+      lane.proved("usage", "per assistant message, with `cost_usd` when the model declares prices", "`usage.observed` 10 input / 5 output tokens with `cost_usd` from the declared prices; the same on the result");
+    });
+  });
+
+  it("prepare() keeps a ready Pi that holds no session file, and the next run claims it instead of starting one", async () => {
+    const script = { turns: [{ match: { lastUserTextContains: "prepared question" }, reply: { text: "Prepared answer." } }] };
+    await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
+      const sessionDir = join(ctx.root, "prepare-sessions");
+      const driver = driverFor(ctx, { sessionDir });
+      const agent = createAgent(driver, { workspace: ctx.workspace });
+      try {
+        const report = await agent.prepare();
+        expect(report.process).toBe("ready");
+        expect(report.inspection.models.status).toBe("observed");
+        const [standbyPid] = driver.processes().live;
+        expect(driver.processes()).toEqual({ live: [standbyPid], started: 1 });
+        expect(await sessionFiles(sessionDir)).toEqual([]);
+        expect(modelRequests(ctx)).toHaveLength(0);
+
+        const stream = agent.stream("Answer the prepared question");
+        const runPids = new Set<number>();
+        for await (const event of stream) {
+          if (event.type !== "run.completed") for (const pid of driver.processes().live) runPids.add(pid);
+        }
+        expect((await stream.result).text).toBe("Prepared answer.");
+        expect([...runPids]).toEqual([standbyPid]);
+        expect(driver.processes().started).toBe(1);
+        expect(await sessionFiles(sessionDir)).toHaveLength(1);
+      } finally {
+        await agent.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+      lane.proved("prepare", "`ready`: a Pi process that answered `get_state` and holds no session (Pi writes a session file only once an assistant message exists)", "`prepare()` reported `ready` with one live Pi and no session file; the next run was served by that same process (one process started in all) and only then was a session file written");
     });
   });
 
@@ -104,6 +179,7 @@ describeRealCli("pi", () => {
       ],
     };
     await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
       const agent = createAgent(driverFor(ctx), { workspace: ctx.workspace });
       try {
         const stream = agent.stream("Please write the proof file");
@@ -118,12 +194,14 @@ describeRealCli("pi", () => {
       } finally {
         await agent.close();
       }
+      lane.proved("tools", "`bash` → `command`, `edit`/`write` → `file_change`, `read` → `read`; `tool.updated.output` replaces", "a scripted `bash` call ran in the workspace (its file is there): `tool.started` kind `command`, `tool.completed` `completed` with the command's output; the next answer followed the tool result");
     });
   });
 
   it("a cancel mid-turn ends the run cancelled, closes the open message and leaves no Pi process", async () => {
     const script = { turns: [{ match: { lastUserTextContains: "long story" }, reply: { text: "word ".repeat(400), chunkSize: 5 }, fault: { dripMs: 40 } }] };
     await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
       const driver = driverFor(ctx);
       const agent = createAgent(driver, { workspace: ctx.workspace });
       const pids: number[] = [];
@@ -146,6 +224,7 @@ describeRealCli("pi", () => {
       } finally {
         await agent.close();
       }
+      lane.proved("cancel", "native `abort`; open text and tools are closed (tools as `cancelled`) before `run.cancelled`; the process is retired", "cancel at the first delta of a dripped reply: `message.completed` then `run.cancelled` last, the result rejects `run_cancelled`, the Pi process group is gone");
     });
   });
 
@@ -158,6 +237,7 @@ describeRealCli("pi", () => {
       ],
     };
     await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
       const driver = driverFor(ctx);
       const agent = createAgent(driver, { workspace: ctx.workspace });
       try {
@@ -180,6 +260,8 @@ describeRealCli("pi", () => {
       } finally {
         await agent.close();
       }
+      lane.proved("steer", "native: `driver.steer(runId, text, signal)` (Pi's `steer`: after the current tool calls, before the next model call)", "steered while a `bash` tool ran: the next model request's last user message was the steering text, after that tool's result; a steer after the run ended rejects `steer_rejected`");
+      lane.proved("follow-up", "native: `driver.followUp(runId, text, signal)` (Pi's `follow_up`: when the agent would otherwise stop; the same run goes on)", "queued during the same tool: once the steered answer was done the run went on, the third model request's last user message was the follow-up, and the run's result was its answer");
     });
   });
 
@@ -192,6 +274,7 @@ describeRealCli("pi", () => {
       ],
     };
     await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
       const store = memoryThreadStore();
       const first = createAgent(driverFor(ctx), { workspace: ctx.workspace, threadStore: store });
       let threadId: string;
@@ -232,12 +315,62 @@ describeRealCli("pi", () => {
       expect(driver.processes().live).toEqual([]);
       const sessions = await readdir(join(ctx.home, ".pi", "agent", "sessions"), { recursive: true });
       expect(sessions.filter((f) => String(f).endsWith(".jsonl"))).toHaveLength(2);
+      lane.proved("resume", "native: `--session <id>` from the session directory, in a new Pi process", "a second driver (new Pi process, the first one's agent directory gone) resumed the session: same provider session id, and the model got the earlier user turn and answer before the new one");
+      lane.proved("fork", "native: `--fork <id>` into a new session", "the fork ran under a new provider session id and the model got all earlier user turns plus the forked question; two session files remain");
+    });
+  });
+
+  it("resumes a thread in a second host OS process through a shared SQLite store, with the earlier turn reaching the model", async () => {
+    const script = {
+      turns: [
+        { match: { lastUserTextContains: "remember the colour" }, reply: { text: "I will remember teal." } },
+        { match: { lastUserTextContains: "which colour" }, reply: { text: "The colour was teal." } },
+      ],
+    };
+    await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
+      const db = join(ctx.root, "threads.db");
+      const config = configFor(ctx, { sessionDir: join(ctx.root, "shared-sessions") });
+      const store = sqliteThreadStore(db);
+      try {
+        const first = createAgent(pi(config), { workspace: ctx.workspace, threadStore: store });
+        let threadId: string;
+        let sessionId: string | undefined;
+        try {
+          const thread = await first.startThread({ id: "tenant-1/colour" });
+          threadId = thread.id;
+          const r1 = await thread.run("Please remember the colour teal");
+          expect(r1.text).toBe("I will remember teal.");
+          sessionId = r1.providerSessionId;
+        } finally {
+          await first.close();
+        }
+        expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+
+        // The second turn runs in another Node process on the built package, sharing only the
+        // SQLite file and Pi's session directory with this one.
+        const spec = { db, threadId, workspace: ctx.workspace, config, prompt: "Now, which colour was it?" };
+        const { stdout } = await execFileAsync(process.execPath, [resumeChild, JSON.stringify(spec)], { env: process.env, timeout: 120_000 });
+        const child = JSON.parse(stdout.trim().split("\n").at(-1)!) as { hostPid: number; text: string; providerSessionId?: string; turns: number; piProcessesStarted: number };
+        expect(child.hostPid).not.toBe(process.pid);
+        expect(child).toMatchObject({ text: "The colour was teal.", providerSessionId: sessionId, turns: 2, piProcessesStarted: 1 });
+
+        const [, resumedRequest] = modelRequests(ctx) as [CapturedRequest, CapturedRequest];
+        expect(capturedTexts(resumedRequest.messages, "user")).toEqual(["Please remember the colour teal", "Now, which colour was it?"]);
+        expect(capturedTexts(resumedRequest.messages, "assistant")).toEqual(["I will remember teal."]);
+        // This process sees the turn the other one checkpointed into the shared store.
+        expect(await store.get(threadId)).toMatchObject({ providerSessionId: sessionId, checkpoint: { turns: 2 } });
+      } finally {
+        await store.close();
+      }
+      lane.proved("resume in a second OS process", "a thread started in one host process resumes in another through a shared thread store (e.g. `sqliteThreadStore`) and Pi's session directory", "the first turn ran here, the second in a child `node` process on the built package with the same `pi()` config: same provider session id, the model got the earlier user turn and answer, and this process read 2 turns from the shared SQLite store");
     });
   });
 
   it("delivers an image input to the model byte-for-byte", async () => {
     const script = { turns: [{ match: { lastUserTextContains: "Describe the image" }, reply: { text: "A single pixel." } }] };
     await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
       const file = join(ctx.root, "pixel.png");
       await writeFile(file, PNG_1X1);
       const agent = createAgent(driverFor(ctx), { workspace: ctx.workspace });
@@ -250,12 +383,14 @@ describeRealCli("pi", () => {
       } finally {
         await agent.close();
       }
+      lane.proved("inputs", "images, natively, when the chosen model declares image input (else `input_mode_unsupported` before the prompt); files and audio unsupported", "a PNG reached the model as an `image/png` part of the same length and SHA-256 as the file");
     });
   });
 
   it("fails a model Pi does not offer, and an image for a model without image input, before the prompt", async () => {
     const script = { turns: [{ reply: { text: "never" } }] };
     await withRealCli("pi", script, async (ctx) => {
+      lane.version(ctx.version);
       const agent = createAgent(driverFor(ctx), { workspace: ctx.workspace });
       const textOnly = driverFor(ctx);
       try {
@@ -281,6 +416,7 @@ describeRealCli("pi", () => {
         await agent.close();
         await textOnly.close();
       }
+      lane.proved("model check", "a run's `model` must be one Pi lists (`id` or `provider/id`), else `config_value_unavailable` before the prompt; set with `set_model`", "`bogus-model` failed `config_value_unavailable` before delivery, an image for a text-only model failed `input_mode_unsupported`; the model server received no request");
     });
   });
 });
