@@ -48,7 +48,7 @@ export const ERROR_CODES = {
   // --- configuration and lifecycle -------------------------------------------------------------
   config_invalid: { meaning: "an option or driver config is invalid or cannot be honoured", errorClass: "ConfigError", retryable: false },
   option_scope: { meaning: "an option was given where it is not accepted (agent vs call)", errorClass: "ConfigError", retryable: false },
-  agent_closed: { meaning: "a verb was called after close() began", errorClass: "AgentClosedError", retryable: false },
+  agent_closed: { meaning: "a verb was called after `close()` began", errorClass: "AgentClosedError", retryable: false },
   driver_contract: { meaning: "a driver broke the Driver SPI contract", errorClass: "DriverContractError", retryable: false },
   feature_unsupported: { meaning: "the driver does not support the feature natively", errorClass: "FeatureUnsupportedError", retryable: false },
   run_cancelled: { meaning: "the run was cancelled", errorClass: "RunCancelledError", retryable: false },
