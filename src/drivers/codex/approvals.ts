@@ -4,12 +4,19 @@
  * pair), questions (`item/tool/requestUserInput`), and the rest, which are refused explicitly.
  * Approvals go through `RunRequest.approve()` — core routes them to the host's handler or, without
  * one, to the policy's default (deny) — and the decision is answered in Codex's vocabulary.
+ * Request params are read through the generated types with the lenient lens (`lenient.ts`).
  */
 import type { ApprovalRequest, UserInputAnswer } from "../../driver/vocabulary.js";
 import type { RunRequest } from "../../driver/types.js";
 import type { CodexDriverNoticeCode } from "./codes.js";
 import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
 import { JsonRpcError } from "../../process/index.js";
+import type { FileChangeSummary } from "./events.js";
+import { bool, list, open, readFrame, str as anyString, type Lenient } from "./lenient.js";
+import type { ApplyPatchApprovalParams } from "./protocol/ApplyPatchApprovalParams.js";
+import type { DynamicToolCallParams } from "./protocol/v2/DynamicToolCallParams.js";
+import type { ExecCommandApprovalParams } from "./protocol/ExecCommandApprovalParams.js";
+import type { McpServerElicitationRequestParams } from "./protocol/v2/McpServerElicitationRequestParams.js";
 import type { ReviewDecision } from "./protocol/ReviewDecision.js";
 import type { CommandExecutionApprovalDecision } from "./protocol/v2/CommandExecutionApprovalDecision.js";
 import type { CommandExecutionRequestApprovalParams } from "./protocol/v2/CommandExecutionRequestApprovalParams.js";
@@ -18,7 +25,6 @@ import type { DynamicToolCallResponse } from "./protocol/v2/DynamicToolCallRespo
 import type { FileChangeApprovalDecision } from "./protocol/v2/FileChangeApprovalDecision.js";
 import type { FileChangeRequestApprovalParams } from "./protocol/v2/FileChangeRequestApprovalParams.js";
 import type { FileChangeRequestApprovalResponse } from "./protocol/v2/FileChangeRequestApprovalResponse.js";
-import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";
 import type { McpServerElicitationRequestResponse } from "./protocol/v2/McpServerElicitationRequestResponse.js";
 import type { PermissionsRequestApprovalParams } from "./protocol/v2/PermissionsRequestApprovalParams.js";
 import type { PermissionsRequestApprovalResponse } from "./protocol/v2/PermissionsRequestApprovalResponse.js";
@@ -28,13 +34,20 @@ import type { ServerRequest } from "./protocol/ServerRequest.js";
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+/** A non-empty string, else `undefined`. */
+const str = (v: unknown): string | undefined => (anyString(v) === "" ? undefined : anyString(v));
+
+/**
+ * The command approval params Codex 0.171 sends: `availableDecisions` is on the wire (recorded
+ * from the real CLI) though the generated types leave it out.
+ */
+type CommandApprovalParams = CommandExecutionRequestApprovalParams & { availableDecisions?: CommandExecutionApprovalDecision[] | null };
 
 /** What the request router needs from the run it belongs to. */
 export interface RequestContext {
   request: Pick<RunRequest, "approve" | "ask">;
   /** File changes announced by `item/started`, by item id (a file-change approval names only the item). */
-  fileChanges(itemId: string): FileUpdateChange[] | undefined;
+  fileChanges(itemId: string): FileChangeSummary[] | undefined;
   notice(level: "info" | "warning", code: CodexDriverNoticeCode, message: string): Promise<void>;
 }
 
@@ -84,7 +97,7 @@ function withReason(summary: string, reason: unknown): string {
 }
 
 async function commandApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<CommandExecutionRequestApprovalResponse> {
-  const p = (isObject(params) ? params : {}) as Partial<CommandExecutionRequestApprovalParams> & Json;
+  const p = readFrame<CommandApprovalParams>(params) ?? {};
   const options = approvalOptions(p.availableDecisions);
   const command = str(p.command);
   const action = p.kind === "writeStdin" ? "Write to the stdin of a running command" : command ? `Run \`${command}\`` : "Run a command";
@@ -95,25 +108,27 @@ async function commandApproval(params: unknown, requestId: string, ctx: RequestC
     options,
     input: { command, cwd: str(p.cwd), reason: str(p.reason), proposedExecpolicyAmendment: p.proposedExecpolicyAmendment ?? undefined },
   };
-  if (str(p.itemId)) request.callId = p.itemId!;
+  const itemId = str(p.itemId);
+  if (itemId) request.callId = itemId;
   const decision = await ctx.request.approve(request);
   return { decision: v2Decision(decision, options) satisfies CommandExecutionApprovalDecision };
 }
 
 async function fileChangeApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<FileChangeRequestApprovalResponse> {
-  const p = (isObject(params) ? params : {}) as Partial<FileChangeRequestApprovalParams>;
+  const p = readFrame<FileChangeRequestApprovalParams>(params) ?? {};
   const options = approvalOptions(undefined);
   const itemId = str(p.itemId);
   const changes = itemId ? ctx.fileChanges(itemId) : undefined;
   const paths = (changes ?? []).map((c) => c.path).filter((x): x is string => typeof x === "string");
+  const grantRoot = str(p.grantRoot);
   let summary = paths.length > 0 ? `Apply changes to ${paths.join(", ")}` : "Apply a file change";
-  if (str(p.grantRoot)) summary += ` (and allow writes under ${p.grantRoot} for the session)`;
+  if (grantRoot) summary += ` (and allow writes under ${grantRoot} for the session)`;
   const request: ApprovalRequest = {
     requestId,
     kind: "file_change",
     summary: withReason(summary, p.reason),
     options,
-    input: { changes: (changes ?? []).map((c) => ({ path: c.path, kind: isObject(c.kind) ? c.kind.type : undefined })), grantRoot: str(p.grantRoot) },
+    input: { changes: (changes ?? []).map((c) => ({ path: c.path, kind: c.kind })), grantRoot },
   };
   if (itemId) request.callId = itemId;
   const decision = await ctx.request.approve(request);
@@ -132,15 +147,17 @@ function granted(value: unknown): Json {
 }
 
 async function permissionsApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<PermissionsRequestApprovalResponse> {
-  const p = (isObject(params) ? params : {}) as Partial<PermissionsRequestApprovalParams>;
-  const asked: Json = isObject(p.permissions) ? (p.permissions as unknown as Json) : {};
+  const p = readFrame<PermissionsRequestApprovalParams>(params) ?? {};
+  const permissions = open(p.permissions);
+  // What was asked for is granted back as sent (minus nulls), so it is kept whole here.
+  const asked: Json = isObject(permissions) ? permissions : {};
   const parts: string[] = [];
-  if (isObject(asked.network) && asked.network.enabled === true) parts.push("network access");
-  if (isObject(asked.fileSystem)) {
-    const fs = asked.fileSystem as { read?: unknown; write?: unknown };
-    if (Array.isArray(fs.read) && fs.read.length > 0) parts.push(`read access to ${fs.read.join(", ")}`);
-    if (Array.isArray(fs.write) && fs.write.length > 0) parts.push(`write access to ${fs.write.join(", ")}`);
-  }
+  if (bool(open(permissions?.network)?.enabled) === true) parts.push("network access");
+  const fileSystem = open(permissions?.fileSystem);
+  const read = list(fileSystem?.read).map(anyString).filter((x) => x !== undefined);
+  const write = list(fileSystem?.write).map(anyString).filter((x) => x !== undefined);
+  if (read.length > 0) parts.push(`read access to ${read.join(", ")}`);
+  if (write.length > 0) parts.push(`write access to ${write.join(", ")}`);
   const options: ApprovalOption[] = [
     { id: "turn", label: "Grant for this turn", kind: "allow_once" },
     { id: "session", label: "Grant for this session", kind: "allow_always" },
@@ -153,16 +170,18 @@ async function permissionsApproval(params: unknown, requestId: string, ctx: Requ
     options,
     input: { permissions: asked, cwd: str(p.cwd) },
   };
-  if (str(p.itemId)) request.callId = p.itemId!;
+  const itemId = str(p.itemId);
+  if (itemId) request.callId = itemId;
   const decision = await ctx.request.approve(request);
   if (decision.decision === "deny") return { permissions: {}, scope: "turn" };
   return { permissions: granted(asked), scope: decision.scope === "session" ? "session" : "turn" };
 }
 
 async function legacyApproval(method: string, params: unknown, requestId: string, ctx: RequestContext): Promise<{ decision: ReviewDecision }> {
-  const p = isObject(params) ? params : {};
   const isPatch = method === "applyPatchApproval";
-  const command = Array.isArray(p.command) ? p.command.join(" ") : str(p.command);
+  const p = (isPatch ? readFrame<ApplyPatchApprovalParams>(params) : readFrame<ExecCommandApprovalParams>(params)) ?? {};
+  const sent = "command" in p ? p.command : undefined;
+  const command = Array.isArray(sent) ? list(sent).map(anyString).filter((x) => x !== undefined).join(" ") : str(sent);
   const request: ApprovalRequest = {
     requestId,
     kind: isPatch ? "file_change" : "command",
@@ -179,18 +198,25 @@ async function legacyApproval(method: string, params: unknown, requestId: string
   return { decision: v1Decision(await ctx.request.approve(request)) };
 }
 
-export function mapQuestions(params: Partial<ToolRequestUserInputParams>): Question[] {
+export function mapQuestions(params: Lenient<ToolRequestUserInputParams>): Question[] {
   const questions: Question[] = [];
-  for (const q of Array.isArray(params.questions) ? params.questions : []) {
-    if (!isObject(q) || typeof q.id !== "string") continue;
-    const question: Question = { id: q.id, question: str(q.question) ?? "" };
-    if (str(q.header)) question.header = q.header as string;
+  for (const entry of list(params.questions)) {
+    const q = open(entry);
+    const id = anyString(q?.id);
+    if (q === undefined || id === undefined) continue;
+    const question: Question = { id, question: str(q.question) ?? "" };
+    const header = str(q.header);
+    if (header) question.header = header;
     if (Array.isArray(q.options)) {
-      question.options = q.options.filter(isObject).map((o) => {
-        const option: { label: string; description?: string } = { label: str(o.label) ?? "" };
-        if (str(o.description)) option.description = o.description as string;
-        return option;
-      });
+      question.options = list(q.options)
+        .map(open)
+        .filter((o) => o !== undefined)
+        .map((o) => {
+          const option: { label: string; description?: string } = { label: str(o.label) ?? "" };
+          const description = str(o.description);
+          if (description) option.description = description;
+          return option;
+        });
     }
     question.multiSelect = false;
     questions.push(question);
@@ -206,8 +232,7 @@ export function mapAnswer(answer: UserInputAnswer): ToolRequestUserInputResponse
 }
 
 async function userInput(params: unknown, requestId: string, ctx: RequestContext): Promise<ToolRequestUserInputResponse> {
-  const p = (isObject(params) ? params : {}) as Partial<ToolRequestUserInputParams>;
-  return mapAnswer(await ctx.request.ask({ requestId, questions: mapQuestions(p) }));
+  return mapAnswer(await ctx.request.ask({ requestId, questions: mapQuestions(readFrame<ToolRequestUserInputParams>(params) ?? {}) }));
 }
 
 /** Methods this router answers, checked against the generated union. */
@@ -243,12 +268,12 @@ export async function answerServerRequest(method: string, params: unknown, reque
     case "item/tool/requestUserInput":
       return userInput(params, requestId, ctx);
     case "mcpServer/elicitation/request": {
-      const server = isObject(params) ? str(params.serverName) : undefined;
+      const server = str(readFrame<McpServerElicitationRequestParams>(params)?.serverName);
       await ctx.notice("warning", "mcp_elicitation_declined", `MCP server ${server ?? "(unknown)"} asked for input; agent-adaptor declined it`);
       return { action: "decline", content: null, _meta: null } satisfies McpServerElicitationRequestResponse;
     }
     case "item/tool/call": {
-      const tool = isObject(params) ? str(params.tool) : undefined;
+      const tool = str(readFrame<DynamicToolCallParams>(params)?.tool);
       await ctx.notice("warning", "dynamic_tool_refused", `Codex called client tool ${tool ?? "(unknown)"}, which this driver never declared`);
       return {
         contentItems: [{ type: "inputText", text: "This client declares no dynamic tools." }],

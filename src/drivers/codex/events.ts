@@ -2,33 +2,79 @@
  * Codex notifications → canonical events, for one turn of one thread. Every method of the
  * generated `ServerNotification` union is named below, mapped or deliberately ignored, so a Codex
  * upgrade that adds one fails to compile here; a method the generated types do not know (a newer
- * server) becomes a `notice`, never a crash. Payloads are parsed leniently: missing fields are
- * skipped, unknown ones ignored.
+ * server) becomes a `notice`, never a crash. Payloads are read through the generated types with
+ * the lenient lens (`lenient.ts`): a misspelt field fails to compile, while missing or mistyped
+ * fields are skipped and unknown ones ignored.
  */
 import type { CodexDriverNoticeCode } from "./codes.js";
 import type { DriverEvent, PlanEntry, Provenance } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
+import { bool, claim, list, num, open, readFrame, str, type Lenient, type Unchecked } from "./lenient.js";
 import type { ServerNotification } from "./protocol/ServerNotification.js";
+import type { CodexErrorInfo } from "./protocol/v2/CodexErrorInfo.js";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";
+import type { ThreadItem } from "./protocol/v2/ThreadItem.js";
 import type { ThreadTokenUsage } from "./protocol/v2/ThreadTokenUsage.js";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown.js";
 import type { Turn } from "./protocol/v2/Turn.js";
 import type { TurnError } from "./protocol/v2/TurnError.js";
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+import type { TurnPlanStep } from "./protocol/v2/TurnPlanStep.js";
 
 type Method = ServerNotification["method"];
 type ParamsOf<M extends Method> = Extract<ServerNotification, { method: M }>["params"];
 
+/** The parts of a `turn/completed` turn the run reads, checked. */
+export interface CompletedTurn {
+  id?: string;
+  /** Only compared: it may hold anything Codex sent. */
+  status?: Turn["status"];
+  error?: Partial<TurnError>;
+  items?: Unchecked<Turn["items"]>;
+  durationMs?: number;
+}
+
 /** How a turn ended, as `turn/completed` reported it. */
 export interface TurnOutcome {
-  turn: Partial<Turn>;
+  turn: CompletedTurn;
   /** The last fatal `error` notification (`willRetry: false`) before it, if any. */
   fatal?: Partial<TurnError>;
+}
+
+/** A file change of an item, as far as Codex described it. */
+export interface FileChangeSummary {
+  path?: string;
+  /** `add`, `delete` or `update`. */
+  kind?: string;
+  diff?: string;
+}
+
+function fileChangeSummaries(changes: Unchecked<FileUpdateChange[]> | undefined): FileChangeSummary[] {
+  return list(changes).flatMap((entry) => {
+    const change = open(entry);
+    if (change === undefined) return [];
+    const summary: FileChangeSummary = {};
+    const path = str(change.path);
+    const kind = str(open(change.kind)?.type);
+    const diff = str(change.diff);
+    if (path !== undefined) summary.path = path;
+    if (kind !== undefined) summary.kind = kind;
+    if (diff !== undefined) summary.diff = diff;
+    return [summary];
+  });
+}
+
+/** A `TurnError` with its fields checked; `codexErrorInfo` is read leniently by `errors.ts`. */
+function turnError(error: Lenient<TurnError> | undefined): Partial<TurnError> | undefined {
+  if (error === undefined) return undefined;
+  const checked: Partial<TurnError> = {};
+  const message = str(error.message);
+  const details = str(error.additionalDetails);
+  const info: unknown = error.codexErrorInfo;
+  if (message !== undefined) checked.message = message;
+  if (details !== undefined) checked.additionalDetails = details;
+  if (typeof info === "string" || (typeof info === "object" && info !== null)) checked.codexErrorInfo = info as CodexErrorInfo;
+  return checked;
 }
 
 const PROVIDER = "codex";
@@ -38,9 +84,9 @@ function provenance(event: string, itemId?: string): Provenance {
 }
 
 /** `TokenUsageBreakdown` → canonical keys; only numbers Codex sent. */
-function breakdown(b: Partial<TokenUsageBreakdown> | undefined, prefix: "" | "cumulative_"): Usage {
+function breakdown(b: Lenient<TokenUsageBreakdown> | undefined, prefix: "" | "cumulative_"): Usage {
   const out: Usage = {};
-  if (!isObject(b)) return out;
+  if (b === undefined) return out;
   const set = (key: string, value: unknown) => {
     const n = num(value);
     if (n !== undefined) (out as Record<string, number>)[`${prefix}${key}`] = n;
@@ -55,9 +101,9 @@ function breakdown(b: Partial<TokenUsageBreakdown> | undefined, prefix: "" | "cu
 }
 
 /** `thread/tokenUsage/updated`: `last` is the latest model request, `total` the thread's native cumulative snapshot. */
-export function mapUsage(tokenUsage: Partial<ThreadTokenUsage> | undefined): Usage {
-  if (!isObject(tokenUsage)) return {};
-  const usage: Usage = { ...breakdown(tokenUsage.last, ""), ...breakdown(tokenUsage.total, "cumulative_") };
+export function mapUsage(tokenUsage: Lenient<ThreadTokenUsage> | undefined): Usage {
+  if (tokenUsage === undefined) return {};
+  const usage: Usage = { ...breakdown(open(tokenUsage.last), ""), ...breakdown(open(tokenUsage.total), "cumulative_") };
   const window = num(tokenUsage.modelContextWindow);
   if (window !== undefined) usage.context_size = window;
   return usage;
@@ -72,12 +118,14 @@ const TOOL_STATUS: Record<string, "completed" | "failed" | "declined" | "cancell
   inProgress: "cancelled",
 };
 
-function changeKind(change: FileUpdateChange | Json): string | undefined {
-  return isObject(change.kind) ? str(change.kind.type) : undefined;
+/** `TOOL_STATUS` of an item's `status`, for the variants that have one. */
+function toolStatus(item: object): "completed" | "failed" | "declined" | "cancelled" {
+  const status: unknown = "status" in item ? item.status : undefined;
+  return TOOL_STATUS[str(status) ?? ""] ?? "completed";
 }
 
 type Emit = (event: DriverEvent) => Promise<void>;
-type Handler<M extends Method> = (mapper: TurnMapper, params: Partial<ParamsOf<M>>) => Promise<void> | void;
+type Handler<M extends Method> = (mapper: TurnMapper, params: Lenient<ParamsOf<M>>) => Promise<void> | void;
 type HandlerTable = { [M in Method]: Handler<M> | null };
 
 /** The state of one turn and the mapping of its notifications. */
@@ -92,7 +140,7 @@ export class TurnMapper {
   readonly #toolsStarted = new Set<string>();
   /** Tool calls started and not completed yet. */
   readonly #toolsOpen = new Set<string>();
-  readonly #fileChanges = new Map<string, FileUpdateChange[]>();
+  readonly #fileChanges = new Map<string, FileChangeSummary[]>();
   #lastFileChange: string | undefined;
   /** Completed agent messages of this turn, in order, with their phase. */
   readonly completedMessages: { id: string; text: string; phase?: string }[] = [];
@@ -115,7 +163,7 @@ export class TurnMapper {
     return this.#done;
   }
 
-  fileChanges(itemId: string): FileUpdateChange[] | undefined {
+  fileChanges(itemId: string): FileChangeSummary[] | undefined {
     return this.#fileChanges.get(itemId);
   }
 
@@ -131,18 +179,17 @@ export class TurnMapper {
     }
     const handler = HANDLERS[method as Method] as Handler<Method> | null;
     if (handler === null) return;
-    const p = isObject(params) ? params : {};
-    const threadId = str(p.threadId);
+    const threadId = str(readFrame<{ threadId?: string }>(params)?.threadId);
     if (threadId !== undefined && this.threadId !== undefined && threadId !== this.threadId) return;
-    return handler(this, p as Partial<ParamsOf<Method>>);
+    return handler(this, readFrame<ParamsOf<Method>>(params) ?? {});
   }
 
   // --- items -----------------------------------------------------------------------------------
 
-  async itemStarted(item: unknown): Promise<void> {
-    if (!isObject(item)) return;
-    const id = str(item.id);
-    if (id === undefined) return;
+  async itemStarted(field: unknown): Promise<void> {
+    const item = readFrame<ThreadItem>(field);
+    const id = str(item?.id);
+    if (item === undefined || id === undefined) return;
     switch (item.type) {
       case "commandExecution": {
         const command = str(item.command) ?? "command";
@@ -150,12 +197,12 @@ export class TurnMapper {
         break;
       }
       case "fileChange": {
-        const changes = Array.isArray(item.changes) ? (item.changes.filter(isObject) as unknown as FileUpdateChange[]) : [];
+        const changes = fileChangeSummaries(item.changes);
         this.#fileChanges.set(id, changes);
         this.#lastFileChange = id;
-        const paths = changes.map((c) => str(c.path)).filter((p): p is string => p !== undefined);
+        const paths = changes.map((c) => c.path).filter((p): p is string => p !== undefined);
         await this.#toolStarted(id, "file_change", paths.length > 0 ? `Edit ${paths.join(", ")}` : "Edit files", {
-          changes: changes.map((c) => ({ path: str(c.path), kind: changeKind(c) })),
+          changes: changes.map((c) => ({ path: c.path, kind: c.kind })),
         });
         break;
       }
@@ -186,10 +233,10 @@ export class TurnMapper {
     }
   }
 
-  async itemCompleted(item: unknown): Promise<void> {
-    if (!isObject(item)) return;
-    const id = str(item.id);
-    if (id === undefined) return;
+  async itemCompleted(field: unknown): Promise<void> {
+    const item = readFrame<ThreadItem>(field);
+    const id = str(item?.id);
+    if (item === undefined || id === undefined) return;
     switch (item.type) {
       case "agentMessage": {
         const text = str(item.text) ?? this.#messages.get(id)?.toString() ?? "";
@@ -200,8 +247,8 @@ export class TurnMapper {
         break;
       }
       case "reasoning": {
-        const summary = Array.isArray(item.summary) ? item.summary.filter((s): s is string => typeof s === "string") : [];
-        const content = Array.isArray(item.content) ? item.content.filter((s): s is string => typeof s === "string") : [];
+        const summary = list(item.summary).map(str).filter((s): s is string => s !== undefined);
+        const content = list(item.content).map(str).filter((s): s is string => s !== undefined);
         const streamed = this.#reasoning.get(id);
         this.#reasoning.delete(id);
         const text = streamed?.stream === "raw" ? content.join("\n\n") : summary.length > 0 ? summary.join("\n\n") : content.join("\n\n");
@@ -211,13 +258,13 @@ export class TurnMapper {
         break;
       }
       case "commandExecution": {
-        await this.#ensureStarted(item, id);
+        await this.#ensureStarted(field, id);
         const exitCode = num(item.exitCode);
         const output = str(item.aggregatedOutput);
         await this.emit({
           type: "tool.completed",
           callId: id,
-          status: TOOL_STATUS[str(item.status) ?? ""] ?? "completed",
+          status: toolStatus(item),
           ...(output !== undefined ? { output } : {}),
           ...(exitCode !== undefined ? { exitCode } : {}),
           provenance: provenance("item/completed", id),
@@ -225,29 +272,31 @@ export class TurnMapper {
         break;
       }
       case "fileChange": {
-        const changes = Array.isArray(item.changes) ? (item.changes.filter(isObject) as unknown as FileUpdateChange[]) : this.#fileChanges.get(id) ?? [];
+        const changes = Array.isArray(item.changes) ? fileChangeSummaries(item.changes) : this.#fileChanges.get(id) ?? [];
         this.#fileChanges.set(id, changes);
-        await this.#ensureStarted(item, id);
-        const diff = changes.map((c) => str(c.diff)).filter((d): d is string => d !== undefined && d !== "").join("\n");
+        await this.#ensureStarted(field, id);
+        const diff = changes.map((c) => c.diff).filter((d): d is string => d !== undefined && d !== "").join("\n");
         await this.emit({
           type: "tool.completed",
           callId: id,
-          status: TOOL_STATUS[str(item.status) ?? ""] ?? "completed",
+          status: toolStatus(item),
           ...(diff !== "" ? { diff } : {}),
           provenance: provenance("item/completed", id),
         });
         break;
       }
       case "mcpToolCall": {
-        await this.#ensureStarted(item, id);
-        const error = isObject(item.error) ? str(item.error.message) : undefined;
-        const content = isObject(item.result) && Array.isArray(item.result.content) ? item.result.content : [];
-        const text = content.map((c) => (isObject(c) ? str(c.text) : undefined)).filter((t): t is string => t !== undefined).join("\n");
+        await this.#ensureStarted(field, id);
+        const error = str(open(item.error)?.message);
+        const text = list(open(item.result)?.content)
+          .map((c) => str(open(c)?.text))
+          .filter((t): t is string => t !== undefined)
+          .join("\n");
         const output = error ?? (text !== "" ? text : undefined);
         await this.emit({
           type: "tool.completed",
           callId: id,
-          status: error !== undefined ? "failed" : TOOL_STATUS[str(item.status) ?? ""] ?? "completed",
+          status: error !== undefined ? "failed" : toolStatus(item),
           ...(output !== undefined ? { output } : {}),
           provenance: provenance("item/completed", id),
         });
@@ -259,9 +308,9 @@ export class TurnMapper {
       case "webSearch":
       case "imageView":
       case "imageGeneration": {
-        await this.#ensureStarted(item, id);
-        const success = item.success;
-        const status = success === false ? "failed" : TOOL_STATUS[str(item.status) ?? ""] ?? "completed";
+        await this.#ensureStarted(field, id);
+        const success = "success" in item ? bool(item.success) : undefined;
+        const status = success === false ? "failed" : toolStatus(item);
         await this.emit({ type: "tool.completed", callId: id, status, provenance: provenance("item/completed", id) });
         break;
       }
@@ -270,7 +319,7 @@ export class TurnMapper {
         break;
       case "enteredReviewMode":
       case "exitedReviewMode":
-        await this.notice("info", String(item.type) === "enteredReviewMode" ? "review_started" : "review_finished", str(item.review) ?? "", "item/completed");
+        await this.notice("info", item.type === "enteredReviewMode" ? "review_started" : "review_finished", str(item.review) ?? "", "item/completed");
         break;
       default:
         break;
@@ -292,7 +341,7 @@ export class TurnMapper {
   }
 
   /** A completion without a start (e.g. the start was emitted before this run attached) still gets one. */
-  async #ensureStarted(item: Json, id: string): Promise<void> {
+  async #ensureStarted(item: unknown, id: string): Promise<void> {
     if (!this.#toolsStarted.has(id)) await this.itemStarted(item);
     // Its completion follows: the call is no longer open.
     this.#toolsOpen.delete(id);
@@ -332,11 +381,11 @@ export class TurnMapper {
     await this.emit({ type: "tool.updated", callId: itemId, output: delta, provenance: provenance(event, itemId) });
   }
 
-  async patchUpdated(itemId: string | undefined, changes: unknown): Promise<void> {
+  async patchUpdated(itemId: string | undefined, changes: Unchecked<FileUpdateChange[]> | undefined): Promise<void> {
     if (itemId === undefined || !Array.isArray(changes)) return;
-    const list = changes.filter(isObject) as unknown as FileUpdateChange[];
-    this.#fileChanges.set(itemId, list);
-    const diff = list.map((c) => str(c.diff)).filter((d): d is string => d !== undefined && d !== "").join("\n");
+    const summaries = fileChangeSummaries(changes);
+    this.#fileChanges.set(itemId, summaries);
+    const diff = summaries.map((c) => c.diff).filter((d): d is string => d !== undefined && d !== "").join("\n");
     if (diff !== "" && this.#toolsStarted.has(itemId)) {
       await this.emit({ type: "tool.updated", callId: itemId, diff, provenance: provenance("item/fileChange/patchUpdated", itemId) });
     }
@@ -351,35 +400,45 @@ export class TurnMapper {
     }
   }
 
-  async planUpdated(plan: unknown): Promise<void> {
+  async planUpdated(plan: Unchecked<TurnPlanStep[]> | undefined): Promise<void> {
     if (!Array.isArray(plan)) return;
-    const entries: PlanEntry[] = plan
-      .filter(isObject)
+    const entries: PlanEntry[] = list(plan)
+      .map(open)
+      .filter((s) => s !== undefined)
       .map((s) => ({ text: str(s.step) ?? "", status: PLAN_STATUS[str(s.status) ?? ""] ?? "pending" }));
     await this.emit({ type: "plan.updated", entries, provenance: provenance("turn/plan/updated") });
   }
 
-  async usageUpdated(tokenUsage: unknown): Promise<void> {
-    const usage = mapUsage(tokenUsage as Partial<ThreadTokenUsage>);
+  async usageUpdated(tokenUsage: Unchecked<ThreadTokenUsage> | undefined): Promise<void> {
+    const usage = mapUsage(open(tokenUsage));
     if (Object.keys(usage).length === 0) return;
     this.usage = usage;
     await this.emit({ type: "usage.observed", usage, provenance: provenance("thread/tokenUsage/updated") });
   }
 
-  async error(params: Partial<ParamsOf<"error">>): Promise<void> {
-    const error = isObject(params.error) ? (params.error as Partial<TurnError>) : undefined;
-    const message = str(error?.message) ?? "Codex reported an error";
-    if (params.willRetry === true) {
+  async error(params: Lenient<ParamsOf<"error">>): Promise<void> {
+    const error = turnError(open(params.error));
+    const message = error?.message ?? "Codex reported an error";
+    if (bool(params.willRetry) === true) {
       await this.notice("warning", "provider_retry", message, "error");
       return;
     }
     this.#fatal = error ?? { message };
   }
 
-  turnCompleted(turn: unknown): void {
-    if (!isObject(turn)) return;
+  turnCompleted(field: unknown): void {
+    const turn = readFrame<Turn>(field);
+    if (turn === undefined) return;
     this.#done = true;
-    this.#resolveOutcome(this.#fatal === undefined ? { turn: turn as Partial<Turn> } : { turn: turn as Partial<Turn>, fatal: this.#fatal });
+    const completed: CompletedTurn = { items: turn.items };
+    const id = str(turn.id);
+    const error = turnError(open(turn.error));
+    const durationMs = num(turn.durationMs);
+    if (id !== undefined) completed.id = id;
+    if (turn.status !== undefined) completed.status = turn.status;
+    if (error !== undefined) completed.error = error;
+    if (durationMs !== undefined) completed.durationMs = durationMs;
+    this.#resolveOutcome(this.#fatal === undefined ? { turn: completed } : { turn: completed, fatal: this.#fatal });
   }
 
   /**
@@ -405,18 +464,26 @@ export class TurnMapper {
 
   /** The turn's answer: the final-answer message if Codex marked one, else the last message. */
   finalText(summaryItems: unknown): string {
-    if (Array.isArray(summaryItems)) {
-      const summary = summaryItems.filter((i): i is Json => isObject(i) && i.type === "agentMessage" && typeof i.text === "string");
-      const last = summary.at(-1);
-      if (last) return last.text as string;
-    }
+    const answers = list(claim<Turn["items"]>(summaryItems))
+      .map(open)
+      .map((item) => (item?.type === "agentMessage" ? str(item.text) : undefined))
+      .filter((text) => text !== undefined);
+    const last = answers.at(-1);
+    if (last !== undefined) return last;
     const finals = this.completedMessages.filter((m) => m.phase === "final_answer");
     return (finals.at(-1) ?? this.completedMessages.at(-1))?.text ?? "";
   }
 }
 
+/** The fields the warning notifications share (each has some of them). */
+interface WarningFields {
+  message?: string;
+  summary?: string;
+  details?: string | null;
+}
+
 const warn = (code: CodexDriverNoticeCode) => (m: TurnMapper, params: object) => {
-  const p = params as Json;
+  const p = readFrame<WarningFields>(params) ?? {};
   const text = str(p.message) ?? str(p.summary) ?? "";
   const details = str(p.details);
   return m.notice("warning", code, details ? `${text} (${details})` : text);
