@@ -3,6 +3,7 @@
  * process that dies is reported with a redacted, de-coloured excerpt of its stderr.
  */
 import { AuthRequiredError, ProviderError, type DeliveryPhase } from "../../errors/index.js";
+import { stderrExcerpt } from "../../driver/json.js";
 import type { CodexDriverErrorCode } from "./codes.js";
 import type { CodexErrorInfo } from "./protocol/v2/CodexErrorInfo.js";
 import type { TurnError } from "./protocol/v2/TurnError.js";
@@ -10,16 +11,8 @@ import type { TurnError } from "./protocol/v2/TurnError.js";
 /** How to sign Codex in, named when a turn fails for want of a login. */
 export const CODEX_LOGIN = "run `codex login`, or set CODEX_API_KEY";
 
-/** Longest stderr excerpt put into a message. */
-const EXCERPT_CHARS = 600;
-
-/** Strips ANSI colour codes and keeps the last lines of a stderr tail. */
-export function stderrExcerpt(tail: string, max = EXCERPT_CHARS): string {
-  // eslint-disable-next-line no-control-regex
-  const plain = tail.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "").trim();
-  if (plain.length <= max) return plain;
-  return `…${plain.slice(plain.length - max)}`;
-}
+/** The shared excerpt (ANSI stripped, the end kept), re-exported for the Codex modules that name it here. */
+export { stderrExcerpt } from "../../driver/json.js";
 
 interface Mapped {
   code: CodexDriverErrorCode;

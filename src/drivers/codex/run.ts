@@ -10,6 +10,7 @@
  * twice: once `turn/start` may have been written, every failure is reported with phase
  * `after_delivery` and nothing is replayed.
  */
+import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
@@ -120,19 +121,8 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
 
   // All events go through one chain, so notifications, request notices and protocol notices keep
   // their order and a slow consumer pauses reading (the notification handler awaits its emit).
-  let chain: Promise<void> = Promise.resolve();
-  let emitFailure: unknown;
-  let terminalEmitted = false;
-  const emit = (event: DriverEvent): Promise<void> => {
-    // What a retiring process still says (a late notice) is no event of a run that has ended.
-    if (terminalEmitted) return Promise.resolve();
-    if (event.type === "run.completed" || event.type === "run.cancelled" || event.type === "run.failed") terminalEmitted = true;
-    const next = chain.then(() => (emitFailure === undefined ? sink.emit(event) : undefined));
-    chain = next.catch((error: unknown) => {
-      emitFailure ??= error;
-    });
-    return next;
-  };
+  const emitter = new OrderedEmitter(sink);
+  const emit = emitter.emit;
   const mapper = new TurnMapper(emit);
   const malformed = new MalformedFrameNotices(emit, "codex app-server");
   /** Server requests (approvals, questions) still being answered by the host. */
@@ -314,14 +304,13 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
       ended = late;
     }
     await malformed.flush();
-    await chain;
-    if (emitFailure !== undefined) throw emitFailure;
+    await emitter.drain();
     return await finish(ended, request, mapper, connection, emit, threadEcho);
   } catch (error) {
     await mapper.closeOpenItems().catch(() => undefined);
     await malformed.flush().catch(() => undefined);
-    await chain;
-    if (signal.aborted && !terminalEmitted) throw abortedReason(signal);
+    await emitter.settled();
+    if (signal.aborted && !emitter.terminalEmitted) throw abortedReason(signal);
     throw error;
   } finally {
     if (abortListener) signal.removeEventListener("abort", abortListener);

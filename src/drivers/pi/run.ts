@@ -10,9 +10,9 @@
  * and retires the process.
  */
 import { readFile } from "node:fs/promises";
+import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { AuthRequiredError, ProviderError } from "../../errors/index.js";
-import type { DriverEvent } from "../../events/types.js";
 import { InputError } from "../../input/errors.js";
 import { arr, isObject, stderrExcerpt, str, type Json } from "../../driver/json.js";
 import { PI_THINKING_LEVELS } from "./config.js";
@@ -46,18 +46,8 @@ function findModel(models: Json[], wanted: string): Json | undefined {
 
 export async function runPiTurn(request: RunRequest, sink: EventSink, signal: AbortSignal, context: PiRunContext): Promise<RunResponse> {
   signal.throwIfAborted();
-  let chain: Promise<void> = Promise.resolve();
-  let emitFailure: unknown;
-  let terminalEmitted = false;
-  const emit = (event: DriverEvent): Promise<void> => {
-    if (terminalEmitted) return Promise.resolve();
-    if (event.type === "run.completed" || event.type === "run.cancelled" || event.type === "run.failed") terminalEmitted = true;
-    const next = chain.then(() => (emitFailure === undefined ? sink.emit(event) : undefined));
-    chain = next.catch((error: unknown) => {
-      emitFailure ??= error;
-    });
-    return next;
-  };
+  const emitter = new OrderedEmitter(sink);
+  const emit = emitter.emit;
   const mapper = new PiEventMapper(emit);
   let agentEnded!: () => void;
   const agentEnd = new Promise<void>((resolve) => (agentEnded = resolve));
@@ -135,7 +125,7 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
     delivered = true;
     prompted = true;
     unregisterQueue = context.registerQueue(request.runId, async (kind, text, queueSignal) => {
-      if (terminalEmitted || !connection.alive) throw new ProviderError("pi: the run has ended", { code: "steer_rejected", phase: "after_delivery" });
+      if (emitter.terminalEmitted || !connection.alive) throw new ProviderError("pi: the run has ended", { code: "steer_rejected", phase: "after_delivery" });
       await connection.request(kind, { message: text }, queueSignal, "after_delivery");
     });
     const prompt = connection.request("prompt", { message: request.prompt, ...(images.length > 0 ? { images } : {}) }, undefined, "after_delivery");
@@ -169,17 +159,16 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
       const grace = new Promise<void>((resolve) => setTimeout(resolve, CANCEL_GRACE_MS).unref());
       await Promise.race([agentEnd, grace, connection.exited]);
       await mapper.finish().catch(() => {});
-      await chain;
+      await emitter.settled();
       throw abortedReason(signal);
     }
     if (outcome === "exited") throw connection.exitError("during the turn", "after_delivery");
     if (typeof outcome === "object") throw outcome.error;
 
     // --- the turn ended --------------------------------------------------------------------
-    await chain;
+    await emitter.settled();
     await mapper.finish();
-    await chain;
-    if (emitFailure !== undefined) throw emitFailure;
+    await emitter.drain();
     const last = mapper.lastAssistant ?? {};
     const stopReason = str(last.stopReason);
     const response: RunResponse = { text: mapper.finalText, raw: { stopReason: stopReason ?? null, sessionId: sessionId ?? null } };
@@ -206,8 +195,8 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
   } catch (error) {
     await mapper.finish().catch(() => undefined);
     await connection.flushMalformed().catch(() => undefined);
-    await chain;
-    if (signal.aborted && !terminalEmitted) throw abortedReason(signal);
+    await emitter.settled();
+    if (signal.aborted && !emitter.terminalEmitted) throw abortedReason(signal);
     throw error;
   } finally {
     unregisterQueue?.();
