@@ -46,9 +46,13 @@ function compile() {
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const IS_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Request ids some CLIs print as 32 hex digits. */
+const HEX_ID = /\b[0-9a-f]{32}\b/g;
+/** What is left of the lane's temporary root when a CLI shortens or slugs a path (`…tor-real-cli-copilot-OXwx9v`). */
+const ROOT_NAME = /[\w.-]*real-cli-[a-z-]+?-[A-Za-z0-9]{6}/g;
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g;
 /** Keys whose values vary from run to run (clock readings, durations, pids): numbers become 0, strings `<varies>`. */
-const VOLATILE_KEY = /^(pid|ppid|processId|timestamp|time|mtime|created|updated|lastUpdated)$|(At|AtMs|Ms|_at|_ms)$|^(duration|elapsed|latency|ttft)/;
+const VOLATILE_KEY = /^(pid|ppid|processId|process_id|timestamp|time|mtime|created|updated|lastUpdated)$|(At|AtMs|Ms|_at|_ms)$|^(duration|elapsed|latency|ttft)/;
 /** Keys holding session-like ids that are not UUIDs everywhere. */
 const SESSION_KEY = /^(sessionId|session_id|threadId|thread_id|conversationId|conversation_id|turnId|turn_id)$/;
 
@@ -59,8 +63,10 @@ const SESSION_KEY = /^(sessionId|session_id|threadId|thread_id|conversationId|co
  */
 function scrubber(ctx) {
   const port = new URL(ctx.server.url).port;
+  const slug = (path) => path.replace(/[^A-Za-z0-9]/g, "-");
   const pairs = [
     [ctx.workspace, "<workspace>"],
+    [slug(ctx.workspace), "<workspace-slug>"],
     [ctx.home, "<home>"],
     [ctx.tmp, "<tmp>"],
     [ctx.root, "<root>"],
@@ -91,7 +97,9 @@ function scrubber(ctx) {
     for (const [from, to] of pairs) out = out.split(from).join(to);
     if (host.length > 3) out = out.split(host).join("<host>");
     if (user.length > 3 && user !== "root") out = out.split(user).join("<user>");
+    out = out.replace(ROOT_NAME, "<root>");
     out = out.replace(UUID, (m) => fakeId(m.toLowerCase()));
+    out = out.replace(HEX_ID, (m) => fakeId(m));
     out = out.replace(ISO_TIME, "2000-01-01T00:00:00.000Z");
     return out;
   };
@@ -303,7 +311,15 @@ const TARGETS = [
   { dir: "codex", cli: "codex", scenarios: codexScenarios },
   { dir: "claude", cli: "claude", scenarios: claudeScenarios },
   { dir: "codebuddy", cli: "codebuddy", scenarios: codebuddyScenarios },
-  { dir: "acp-gemini", cli: "gemini", scenarios: acpScenarios(() => ({ name: "run_shell_command", arguments: { command: "printf 'proof' > proof.txt && echo wrote-proof", description: "write the proof file" } })) },
+  {
+    dir: "acp-gemini",
+    cli: "gemini",
+    scenarios: {
+      ...acpScenarios(() => ({ name: "run_shell_command", arguments: { command: "printf 'proof' > proof.txt && echo wrote-proof", description: "write the proof file" } })),
+      // Gemini CLI retries a 500 with backoff for minutes; a 400 fails the turn at once.
+      error: { script: { turns: [{ ...failingTurn, fault: { ...failingTurn.fault, status: 400 } }] }, drive: (ctx) => acpTurn(ctx, "This turn fails") },
+    },
+  },
   { dir: "acp-copilot", cli: "copilot", scenarios: acpScenarios((dirs) => ({ name: "create", arguments: { path: join(dirs.workspace, "proof.txt"), file_text: "proof" } })) },
   { dir: "acp-codex", cli: "codex-acp", scenarios: acpScenarios(() => ({ name: "exec_command", arguments: { cmd: "printf 'proof' > proof.txt && echo wrote-proof" } })) },
   { dir: "acp-claude", cli: "claude-agent-acp", scenarios: acpScenarios((dirs) => ({ name: "Write", arguments: { file_path: join(dirs.workspace, "proof.txt"), content: "proof\n" } })) },
@@ -358,13 +374,14 @@ function readme(results) {
     "  `{method, result, response: true}` (or `error`) for the answer to one of the recorder's requests.",
     "- NDJSON CLIs (Claude Code, CodeBuddy, Pi): each stdout message exactly as it was read.",
     "",
-    "Scrubbed: machine paths (`<workspace>`, `<home>`, `<tmp>`, `<root>`, `<repo>`, `<node>`), the dummy",
+    "Scrubbed: machine paths (`<workspace>`, `<workspace-slug>`, `<home>`, `<tmp>`, `<root>`, `<repo>`, `<node>`), the dummy",
     "API key (`<api-key>`), the server port (`<port>`), session/thread/turn ids and every UUID (stable fake",
-    "ids `00000000-0000-4000-8000-…` in order of appearance), ISO timestamps, durations and pids.",
+    "ids `00000000-0000-4000-8000-…` in order of appearance, as are 32-hex request ids), ISO timestamps, durations and pids.",
     "",
     "Scenarios: `text` (reasoning, a streamed reply, usage), `command` / `tool` (a shell or file tool the",
     "model calls), `approval` (a tool the client approves), `denied` (a tool the client refuses),",
-    "`cancel` (cancelled mid-stream), `error` (the model endpoint answers HTTP 500).",
+    "`cancel` (cancelled mid-stream), `error` (the model endpoint answers HTTP 500; 400 for Gemini CLI,",
+    "which retries a 500 with backoff for minutes).",
     "",
     "| target | CLI | scenarios (frames) | notes |",
     "| --- | --- | --- | --- |",
