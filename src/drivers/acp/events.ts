@@ -15,12 +15,10 @@ export type Emit = (event: DriverEvent) => Promise<void>;
 
 const PROVIDER = "acp";
 
+type UpdateKind = SessionUpdate["sessionUpdate"];
 /** One kind of session update, as the schema types it. */
-type UpdateOf<K extends SessionUpdate["sessionUpdate"]> = Extract<SessionUpdate, { sessionUpdate: K }>;
+type UpdateOf<K extends UpdateKind> = Extract<SessionUpdate, { sessionUpdate: K }>;
 type ToolUpdate = UpdateOf<"tool_call" | "tool_call_update">;
-
-/** The update seen as the kind its `sessionUpdate` tag names (only where the tag was checked). */
-const asKind = <K extends SessionUpdate["sessionUpdate"]>(update: Wire<SessionUpdate>, _kind: K): Wire<UpdateOf<K>> => update as Wire<UpdateOf<K>>;
 
 /**
  * Token counts as agents report them: the schema's `Usage` (camelCase), or snake_case inside
@@ -300,6 +298,35 @@ export class UpdateMapper {
     }
   }
 
+  /**
+   * What each kind of session update becomes, keyed by the schema's `sessionUpdate` union so that
+   * a kind the SDK adds stops this compiling until it is mapped or declared unmapped (`undefined`:
+   * an `unmapped_update` notice, as for a kind outside the schema).
+   */
+  static readonly #handlers: { readonly [K in UpdateKind]: ((mapper: UpdateMapper, update: Wire<UpdateOf<K>>) => Promise<void> | void) | undefined } = {
+    agent_message_chunk: (m, update) => m.#messageChunk(update),
+    agent_thought_chunk: (m, update) => m.#chunk("reasoning", update),
+    // The agent echoing the prompt: not an event of the run.
+    user_message_chunk: () => undefined,
+    tool_call: (m, update) => m.#toolUpdate(update),
+    tool_call_update: (m, update) => m.#toolUpdate(update),
+    plan: (m, update) => m.#plan(update),
+    available_commands_update: (m, update) => m.#availableCommands(update),
+    usage_update: (m, update) => m.#usageUpdate(update),
+    config_option_update: (m, update) => m.#hooks.onConfigOptions?.(arr(update.configOptions)),
+    current_mode_update: (m, update) => m.notice("info", "mode_changed", `the session mode is now ${String(str(update.currentModeId) ?? "unknown")}`),
+    // Title/timestamps of the session: nothing the run reports.
+    session_info_update: () => undefined,
+    notice: (m, update) => m.#agentNotice(update),
+    plan_update: undefined,
+    plan_removed: undefined,
+    compaction_update: undefined,
+    compaction_summary_chunk: undefined,
+    subagent_update: undefined,
+    session_message: undefined,
+    session_message_chunk: undefined,
+  };
+
   /** Handles one `session/update` params object. */
   async handle(params: unknown): Promise<void> {
     const notification = wire<SessionNotification>(params);
@@ -315,82 +342,71 @@ export class UpdateMapper {
     if (this.#finished) return;
     this.updates++;
     const kind = str(update.sessionUpdate);
-    switch (kind) {
-      case "agent_message_chunk": {
-        const meta: Wire<QwenChunkMeta> | undefined = at(update, "_meta");
-        if (meta !== undefined && this.usesSource("chunk_meta")) {
-          const usage = tokenUsage(meta.usage);
-          if (usage !== undefined) {
-            this.mergeUsage(usage);
-            await this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "agent_message_chunk._meta.usage" } });
-          }
-        }
-        return this.#chunk("message", asKind(update, kind));
-      }
-      case "agent_thought_chunk":
-        return this.#chunk("reasoning", asKind(update, kind));
-      case "user_message_chunk":
-        // The agent echoing the prompt: not an event of the run.
-        return;
-      case "tool_call":
-      case "tool_call_update":
-        return this.#toolUpdate(asKind(update, kind));
-      case "plan": {
-        const entries: PlanEntry[] = [];
-        for (const e of each(asKind(update, kind), "entries")) {
-          const text = str(e.content);
-          const status = e.status === "in_progress" || e.status === "completed" ? e.status : "pending";
-          if (text !== undefined) entries.push({ text, status });
-        }
-        await this.#closeSegment();
-        return this.#emit({ type: "plan.updated", entries, provenance: { provider: PROVIDER, event: "plan" } });
-      }
-      case "available_commands_update": {
-        const commands = each(asKind(update, kind), "availableCommands")
-          .map((c) => {
-            const name = str(c.name);
-            const description = str(c.description);
-            return name === undefined ? undefined : description ? `/${name} — ${description}` : `/${name}`;
-          })
-          .filter((c): c is string => c !== undefined);
-        return this.notice("info", "available_commands", `the session offers ${commands.length} native commands: ${commands.join("; ")}`);
-      }
-      case "usage_update": {
-        if (!this.usesSource("usage_update")) return;
-        const reported = asKind(update, kind);
-        const usage: Usage = {};
-        const used = num(reported.used);
-        const size = num(reported.size);
-        if (used !== undefined) usage.context_used = used;
-        if (size !== undefined) usage.context_size = size;
-        const cost = at(reported, "cost");
-        const amount = cost === undefined ? undefined : num(cost.amount);
-        if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = amount;
-        if (reported.used === null) {
-          await this.notice("info", "usage_partial", "the agent reported context usage with used: null (kept: size and cost only)");
-        }
-        if (Object.keys(usage).length === 0) return;
-        this.mergeUsage(usage);
-        return this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "usage_update" } });
-      }
-      case "config_option_update":
-        this.#hooks.onConfigOptions?.(arr(asKind(update, kind).configOptions));
-        return;
-      case "current_mode_update":
-        return this.notice("info", "mode_changed", `the session mode is now ${String(str(asKind(update, kind).currentModeId) ?? "unknown")}`);
-      case "session_info_update":
-        // Title/timestamps of the session: nothing the run reports.
-        return;
-      case "notice": {
-        const notice = asKind(update, kind);
-        const title = str(notice.title) ?? "notice";
-        const description = str(notice.description);
-        const level = notice.severity === "warning" || notice.severity === "error" ? "warning" : "info";
-        return this.notice(level, "agent_notice", description ? `${title}: ${description}` : title);
-      }
-      default:
-        return this.notice("warning", "unmapped_update", `the agent sent a session update the driver does not map (${String(kind)})`);
+    const handler = kind !== undefined && Object.hasOwn(UpdateMapper.#handlers, kind) ? UpdateMapper.#handlers[kind as UpdateKind] : undefined;
+    if (handler === undefined) {
+      return this.notice("warning", "unmapped_update", `the agent sent a session update the driver does not map (${String(kind)})`);
     }
+    // The table pairs each kind with its handler; the tag was just checked.
+    await (handler as (mapper: UpdateMapper, update: Wire<SessionUpdate>) => Promise<void> | void)(this, update);
+  }
+
+  async #messageChunk(update: Wire<UpdateOf<"agent_message_chunk">>): Promise<void> {
+    const meta: Wire<QwenChunkMeta> | undefined = at(update, "_meta");
+    if (meta !== undefined && this.usesSource("chunk_meta")) {
+      const usage = tokenUsage(meta.usage);
+      if (usage !== undefined) {
+        this.mergeUsage(usage);
+        await this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "agent_message_chunk._meta.usage" } });
+      }
+    }
+    return this.#chunk("message", update);
+  }
+
+  async #plan(update: Wire<UpdateOf<"plan">>): Promise<void> {
+    const entries: PlanEntry[] = [];
+    for (const e of each(update, "entries")) {
+      const text = str(e.content);
+      const status = e.status === "in_progress" || e.status === "completed" ? e.status : "pending";
+      if (text !== undefined) entries.push({ text, status });
+    }
+    await this.#closeSegment();
+    return this.#emit({ type: "plan.updated", entries, provenance: { provider: PROVIDER, event: "plan" } });
+  }
+
+  #availableCommands(update: Wire<UpdateOf<"available_commands_update">>): Promise<void> {
+    const commands = each(update, "availableCommands")
+      .map((c) => {
+        const name = str(c.name);
+        const description = str(c.description);
+        return name === undefined ? undefined : description ? `/${name} — ${description}` : `/${name}`;
+      })
+      .filter((c): c is string => c !== undefined);
+    return this.notice("info", "available_commands", `the session offers ${commands.length} native commands: ${commands.join("; ")}`);
+  }
+
+  async #usageUpdate(update: Wire<UpdateOf<"usage_update">>): Promise<void> {
+    if (!this.usesSource("usage_update")) return;
+    const usage: Usage = {};
+    const used = num(update.used);
+    const size = num(update.size);
+    if (used !== undefined) usage.context_used = used;
+    if (size !== undefined) usage.context_size = size;
+    const cost = at(update, "cost");
+    const amount = cost === undefined ? undefined : num(cost.amount);
+    if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = amount;
+    if (update.used === null) {
+      await this.notice("info", "usage_partial", "the agent reported context usage with used: null (kept: size and cost only)");
+    }
+    if (Object.keys(usage).length === 0) return;
+    this.mergeUsage(usage);
+    return this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "usage_update" } });
+  }
+
+  #agentNotice(update: Wire<UpdateOf<"notice">>): Promise<void> {
+    const title = str(update.title) ?? "notice";
+    const description = str(update.description);
+    const level = update.severity === "warning" || update.severity === "error" ? "warning" : "info";
+    return this.notice(level, "agent_notice", description ? `${title}: ${description}` : title);
   }
 
   /**
