@@ -3,25 +3,25 @@
  * every process its driver starts for it and reclaims them on `close()`.
  */
 import { randomUUID } from "node:crypto";
-import type { Driver, InspectRequest, StandbyHandle, StandbyUse } from "../driver/types.js";
+import type { Descriptor, Driver, InspectRequest, InspectResponse, PrepareRequest, ResolvedResources, StandbyHandle, StandbyUse } from "../driver/types.js";
 import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
 import { mapInspection } from "../inspect/map.js";
-import { createRedactor, isSecretKey, secretEnvValues } from "../redact/redact.js";
+import { createRedactor, isSecretKey, secretEnvValues, type Redactor } from "../redact/redact.js";
 import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js";
 import { resolveInputLimits } from "../input/limits.js";
 import { sweepStaleInputDirectoriesOnce } from "../input/stale.js";
 import { resolveResources } from "../resources/resolve.js";
-import { startExecution, type EffectiveCallOptions, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
+import { startExecution, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
 import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
 import type { AgentOptions, CallOptions } from "./options.js";
-import type { JsonSchema } from "../driver/vocabulary.js";
 import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
 import type { Result } from "../events/types.js";
 import type { RunStream } from "./run-stream.js";
 import { checkAgentOptions, checkCallOptions } from "./scope.js";
-import { signatureOf } from "../driver/signature.js";
+import { CallSettings } from "./settings.js";
 import { threadFingerprint } from "../thread/fingerprint.js";
 import { memoryThreadStore } from "../thread/stores/memory.js";
+import type { ThreadStore } from "../thread/store.js";
 import { resumeThreadHandle, startThreadHandle, type Thread, type ThreadHost } from "./thread.js";
 
 export interface Agent extends AsyncDisposable {
@@ -55,18 +55,124 @@ const LEASE_TTL_MS = 30_000;
  * ```
  */
 export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
-  checkAgentOptions(options);
-  if (!isDriver(driver)) throw new ConfigError("createAgent needs a Driver");
-  driver.validatePolicy?.({ ...options.defaults?.policy });
-  const descriptor = driver.descriptor();
-  const info: DriverInfo = { id: descriptor.id, name: descriptor.name, transport: descriptor.transport };
+  const { descriptor, info } = checkedDriver(driver, options);
   const workspace = options.workspace ?? process.cwd();
   const resources = resolveResources(options);
   if (options.inputLimits) resolveInputLimits(options.inputLimits); // invalid limits fail at construction
   // Input copies a SIGKILLed host left behind are removed in the background, once per process.
   void sweepStaleInputDirectoriesOnce();
-  const defaults = structuredClone({ ...options.defaults, onApproval: undefined, onUserInput: undefined });
-  const handlers = { onApproval: options.defaults?.onApproval, onUserInput: options.defaults?.onUserInput };
+  const settings = new CallSettings(driver, info.id, workspace, resources, options.defaults);
+  const { redactor, registerDriverSecrets } = agentRedactor(driver, resources);
+  const slot = new StandbySlot();
+  const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();
+  const activeInspections = new Set<AbortController>();
+  let closing: Promise<void> | undefined;
+  const ownsStore = options.threadStore === undefined;
+  const store = options.threadStore ?? memoryThreadStore();
+  const assertOpen = () => {
+    if (closing) throw new AgentClosedError();
+  };
+  /** Open, with a valid config and the driver's current secrets registered: ready to call it. */
+  const ready = () => {
+    assertOpen();
+    driver.validateConfig();
+    registerDriverSecrets();
+  };
+  const inspectRequest = (): InspectRequest => ({ workspace, resources: structuredClone(resources) });
+  const context = executionContext({ driver, descriptor, options, workspace, resources, redactor, settings, slot, activeRuns });
+  const coordinator = new PrepareCoordinator(slot, async (signal) => {
+    ready();
+    return prepareStandby({ driver, info, settings, redactor, slot, request: inspectRequest() }, signal, assertOpen);
+  });
+
+  /** The single entry to execution, for agent and thread runs alike. */
+  const startChecked = (prompt: string, call: CallOptions | undefined, hooks?: ThreadRunHooks): RunStream => {
+    assertOpen();
+    if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
+    checkCallOptions(call);
+    ready();
+    const effective = settings.effective(call);
+    driver.validatePolicy?.(effective.policy);
+    return startExecution(context, prompt, effective, call?.signal, hooks);
+  };
+
+  const threadHost: ThreadHost = {
+    store, driverId: info.id, workspace, start: startChecked, assertOpen,
+    fingerprint: threadFingerprint(driver, info.id, workspace, resources),
+    forkSupported: descriptor.features.fork === "native",
+    instanceId: `agent_${process.pid}_${randomUUID()}`,
+    leaseTtlMs: LEASE_TTL_MS,
+  };
+
+  const agent: Agent = {
+    driver: { ...info },
+    async inspect(call = {}) {
+      assertOpen();
+      call.signal?.throwIfAborted();
+      ready();
+      const response = await inspectOnce(driver, inspectRequest(), activeInspections, call.signal, redactor);
+      assertOpen();
+      return mapInspection(info, response, redactor);
+    },
+    async prepare(call = {}) {
+      assertOpen();
+      return coordinator.prepare(call.signal).catch((error: unknown) => {
+        throw redactedUnlessReason(redactor, error, call.signal);
+      });
+    },
+    stream: (prompt, call) => startChecked(prompt, call),
+    startThread: (threadOptions) => startThreadHandle(threadHost, threadOptions),
+    resumeThread: (id) => resumeThreadHandle(threadHost, id),
+    // async: a call refused synchronously by stream() rejects instead of throwing.
+    run: async (prompt, call) => drained(agent.stream(prompt, call)),
+    close() {
+      closing ??= shutDown({ coordinator, activeInspections, activeRuns, slot, driver, ownedStore: ownsStore ? store : undefined });
+      return closing;
+    },
+    [Symbol.asyncDispose]: () => agent.close(),
+  };
+  return agent;
+}
+
+/** `stream()` drained to its result. */
+async function drained(stream: RunStream): Promise<Result> {
+  for await (const _event of stream) {
+    // Draining is what lets the run make progress under the `block` overflow policy.
+  }
+  return stream.result;
+}
+
+/** The options and the driver checked, with its descriptor; throws `ConfigError`. */
+function checkedDriver(driver: Driver, options: AgentOptions): { descriptor: Descriptor; info: DriverInfo } {
+  checkAgentOptions(options);
+  if (!isDriver(driver)) throw new ConfigError("createAgent needs a Driver");
+  driver.validatePolicy?.({ ...options.defaults?.policy });
+  const descriptor = driver.descriptor();
+  return { descriptor, info: { id: descriptor.id, name: descriptor.name, transport: descriptor.transport } };
+}
+
+/** Cancel runs and preparation, reclaim every process, close the store the agent owns. */
+async function shutDown(agent: {
+  coordinator: PrepareCoordinator;
+  activeInspections: Set<AbortController>;
+  activeRuns: Set<{ cancel(reason: unknown): void; settled: Promise<void> }>;
+  slot: StandbySlot;
+  driver: Driver;
+  ownedStore: ThreadStore | undefined;
+}): Promise<void> {
+  const closed = new AgentClosedError("the agent was closed");
+  agent.coordinator.abort(closed);
+  for (const controller of agent.activeInspections) controller.abort(closed);
+  const runs = [...agent.activeRuns];
+  for (const run of runs) run.cancel("the agent was closed");
+  await Promise.allSettled(runs.map((run) => run.settled));
+  await agent.slot.clear();
+  await agent.driver.close();
+  await agent.ownedStore?.close();
+}
+
+/** The agent's redactor: the host's environment, the MCP servers' secrets and the driver's own. */
+function agentRedactor(driver: Driver, resources: ResolvedResources): { redactor: Redactor; registerDriverSecrets(): void } {
   const redactor = createRedactor({ env: process.env });
   /** The driver's own keys (its `env`, the provider key) are redacted like the host's environment. */
   const registerDriverSecrets = () => {
@@ -80,55 +186,34 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     for (const value of values) redactor.addSecret(value);
   }
   registerDriverSecrets();
-  const slot = new StandbySlot();
-  const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();
-  const activeInspections = new Set<AbortController>();
-  let closing: Promise<void> | undefined;
-  const ownsStore = options.threadStore === undefined;
-  const store = options.threadStore ?? memoryThreadStore();
+  return { redactor, registerDriverSecrets };
+}
 
-  /** A driver's error may quote a key; the caller's own abort reason is handed back as it was. */
-  const redactedUnlessReason = (error: unknown, signal: AbortSignal | undefined): unknown =>
-    signal?.aborted && error === signal.reason ? error : redactor.redactValue(error);
+/** A driver's error may quote a key; the caller's own abort reason is handed back as it was. */
+function redactedUnlessReason(redactor: Redactor, error: unknown, signal: AbortSignal | undefined): unknown {
+  return signal?.aborted && error === signal.reason ? error : redactor.redactValue(error);
+}
 
-  const assertOpen = () => {
-    if (closing) throw new AgentClosedError();
-  };
-
-  /** The call's settings over the defaults, copied now: the caller may reuse its arrays and objects. */
-  const effective = (call: CallOptions = {}): EffectiveCallOptions => {
-    const { signal: _signal, ...rest } = call;
-    const merged: EffectiveCallOptions = { ...defaults, ...handlers, ...rest, policy: { ...defaults.policy, ...rest.policy } };
-    if (rest.inputs !== undefined) merged.inputs = [...rest.inputs];
-    if (rest.metadata !== undefined) merged.metadata = { ...rest.metadata };
-    if (rest.outputSchema !== undefined) merged.outputSchema = copyOutputSchema(rest.outputSchema);
-    for (const key of Object.keys(merged) as (keyof EffectiveCallOptions)[]) {
-      if (merged[key] === undefined) delete merged[key];
-    }
-    return merged;
-  };
-
-  /** Everything that affects whether a provider process can be reused. */
-  const signatureFor = (call: EffectiveCallOptions) =>
-    signatureOf({
-      driver: info.id,
-      driverConfig: driver.fingerprint?.() ?? null,
-      workspace,
-      resources,
-      model: call.model,
-      effort: call.effort,
-      policy: call.policy,
-    });
-
-  const inspectRequest = (): InspectRequest => ({ workspace, resources: structuredClone(resources) });
-
-  const context: ExecutionContext = {
+/** What the execution path needs from the agent. */
+function executionContext(agent: {
+  driver: Driver;
+  descriptor: Descriptor;
+  options: AgentOptions;
+  workspace: string;
+  resources: ResolvedResources;
+  redactor: Redactor;
+  settings: CallSettings;
+  slot: StandbySlot;
+  activeRuns: Set<{ cancel(reason: unknown): void; settled: Promise<void> }>;
+}): ExecutionContext {
+  const { driver, descriptor, options } = agent;
+  return {
     driver,
-    driverId: info.id,
-    workspace,
-    resources,
+    driverId: descriptor.id,
+    workspace: agent.workspace,
+    resources: agent.resources,
     events: { bufferSize: options.events?.bufferSize ?? DEFAULT_BUFFER_SIZE, overflow: options.events?.overflow ?? "block" },
-    redactor,
+    redactor: agent.redactor,
     inputs: {
       capabilities: structuredClone(descriptor.inputs),
       ...(options.inputLimits ? { limits: { ...options.inputLimits } } : {}),
@@ -141,153 +226,74 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
       if (thread) use.thread = { ...thread };
       if (call.model !== undefined) use.model = call.model;
       if (call.effort !== undefined) use.effort = call.effort;
-      return slot.claim(signatureFor(call), (standby) => standbyServes(driver, use, standby));
+      return agent.slot.claim(agent.settings.signature(call), (standby) => standbyServes(driver, use, standby));
     },
     track: (run) => {
-      activeRuns.add(run);
-      return () => activeRuns.delete(run);
+      agent.activeRuns.add(run);
+      return () => agent.activeRuns.delete(run);
     },
   };
+}
 
-  const coordinator = new PrepareCoordinator(slot, async (signal) => {
-    assertOpen();
-    driver.validateConfig();
-    registerDriverSecrets();
-    const call = effective();
-    driver.validatePolicy?.(call.policy);
-    const signature = signatureFor(call);
-    const request = { ...inspectRequest(), policy: call.policy, signature } as Parameters<Driver["prepare"]>[0];
-    if (call.model !== undefined) request.model = call.model;
-    if (call.effort !== undefined) request.effort = call.effort;
-    const response = await driver.prepare(request, signal);
-    const standby: StandbyHandle | undefined = response?.standby;
-    try {
-      if (response?.process !== "unsupported" && response?.process !== "transient" && response?.process !== "ready") {
-        throw new DriverContractError(info.id, "prepare returned an unknown process state");
-      }
-      if ((response.process === "ready") !== (standby !== undefined)) {
-        throw new DriverContractError(info.id, `prepare reported process "${response.process}" ${standby ? "with" : "without"} a standby`);
-      }
-      signal.throwIfAborted();
-      assertOpen();
-      const report: PrepareReport = { inspection: mapInspection(info, response.inspection, redactor), process: response.process };
-      if (standby) await slot.put(signature, standby);
-      return standby ? { report, standby } : { report };
-    } catch (error) {
-      await standby?.close();
-      throw error;
+/** One `driver.prepare()` with the default settings, checked; a ready standby goes into the slot. */
+async function prepareStandby(
+  agent: { driver: Driver; info: DriverInfo; settings: CallSettings; redactor: Redactor; slot: StandbySlot; request: InspectRequest },
+  signal: AbortSignal,
+  assertOpen: () => void,
+): Promise<{ report: PrepareReport; standby?: StandbyHandle }> {
+  const { driver, info } = agent;
+  const call = agent.settings.effective();
+  driver.validatePolicy?.(call.policy);
+  const signature = agent.settings.signature(call);
+  const request: PrepareRequest = { ...agent.request, policy: call.policy, signature };
+  if (call.model !== undefined) request.model = call.model;
+  if (call.effort !== undefined) request.effort = call.effort;
+  const response = await driver.prepare(request, signal);
+  const standby: StandbyHandle | undefined = response?.standby;
+  try {
+    if (response?.process !== "unsupported" && response?.process !== "transient" && response?.process !== "ready") {
+      throw new DriverContractError(info.id, "prepare returned an unknown process state");
     }
-  });
-
-  /** The single entry to execution, for agent and thread runs alike. */
-  const startChecked = (prompt: string, call: CallOptions | undefined, hooks?: ThreadRunHooks): RunStream => {
+    if ((response.process === "ready") !== (standby !== undefined)) {
+      throw new DriverContractError(info.id, `prepare reported process "${response.process}" ${standby ? "with" : "without"} a standby`);
+    }
+    signal.throwIfAborted();
     assertOpen();
-    if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
-    checkCallOptions(call);
-    driver.validateConfig();
-    registerDriverSecrets();
-    const settings = effective(call);
-    driver.validatePolicy?.(settings.policy);
-    return startExecution(context, prompt, settings, call?.signal, hooks);
-  };
+    const report: PrepareReport = { inspection: mapInspection(info, response.inspection, agent.redactor), process: response.process };
+    if (standby) await agent.slot.put(signature, standby);
+    return standby ? { report, standby } : { report };
+  } catch (error) {
+    await standby?.close();
+    throw error;
+  }
+}
 
-  const threadHost: ThreadHost = {
-    store,
-    driverId: info.id,
-    workspace,
-    fingerprint: threadFingerprint(driver, info.id, workspace, resources),
-    forkSupported: descriptor.features.fork === "native",
-    instanceId: `agent_${process.pid}_${randomUUID()}`,
-    leaseTtlMs: LEASE_TTL_MS,
-    start: startChecked,
-    assertOpen,
-  };
-
-  const agent: Agent = {
-    driver: { ...info },
-
-    async inspect(call = {}) {
-      assertOpen();
-      call.signal?.throwIfAborted();
-      driver.validateConfig();
-      registerDriverSecrets();
-      const controller = new AbortController();
-      const stop = () => controller.abort(call.signal?.reason);
-      call.signal?.addEventListener("abort", stop, { once: true });
-      activeInspections.add(controller);
-      try {
-        const response = await raceAbort(driver.inspect(inspectRequest(), controller.signal), call.signal);
-        assertOpen();
-        return mapInspection(info, response, redactor);
-      } catch (error) {
-        throw redactedUnlessReason(error, call.signal);
-      } finally {
-        activeInspections.delete(controller);
-        call.signal?.removeEventListener("abort", stop);
-      }
-    },
-
-    async prepare(call = {}) {
-      assertOpen();
-      return coordinator.prepare(call.signal).catch((error: unknown) => {
-        throw redactedUnlessReason(error, call.signal);
-      });
-    },
-
-    stream(prompt, call) {
-      return startChecked(prompt, call);
-    },
-
-    startThread(threadOptions) {
-      return startThreadHandle(threadHost, threadOptions);
-    },
-
-    resumeThread(id) {
-      return resumeThreadHandle(threadHost, id);
-    },
-
-    async run(prompt, call) {
-      const stream = agent.stream(prompt, call);
-      for await (const _event of stream) {
-        // Draining is what lets the run make progress under the `block` overflow policy.
-      }
-      return stream.result;
-    },
-
-    close() {
-      closing ??= (async () => {
-        const closed = new AgentClosedError("the agent was closed");
-        coordinator.abort(closed);
-        for (const controller of activeInspections) controller.abort(closed);
-        const runs = [...activeRuns];
-        for (const run of runs) run.cancel("the agent was closed");
-        await Promise.allSettled(runs.map((run) => run.settled));
-        await slot.clear();
-        await driver.close();
-        if (ownsStore) await store.close();
-      })();
-      return closing;
-    },
-
-    [Symbol.asyncDispose]() {
-      return agent.close();
-    },
-  };
-  return agent;
+/** One live `driver.inspect()`, cancelled by the caller's signal or the agent's close. */
+async function inspectOnce(
+  driver: Driver,
+  request: InspectRequest,
+  active: Set<AbortController>,
+  signal: AbortSignal | undefined,
+  redactor: Redactor,
+): Promise<InspectResponse> {
+  const controller = new AbortController();
+  const stop = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", stop, { once: true });
+  active.add(controller);
+  try {
+    return await raceAbort(driver.inspect(request, controller.signal), signal);
+  } catch (error) {
+    throw redactedUnlessReason(redactor, error, signal);
+  } finally {
+    active.delete(controller);
+    signal?.removeEventListener("abort", stop);
+  }
 }
 
 /** The driver's answer, or by default: an unbound process serves only runs that open a new session. */
 function standbyServes(driver: Driver, use: StandbyUse, standby: StandbyHandle): boolean {
   if (driver.canUseStandby) return driver.canUseStandby(use, standby) === true;
   return use.thread?.providerSessionId === undefined;
-}
-
-function copyOutputSchema(schema: JsonSchema): JsonSchema {
-  try {
-    return structuredClone(schema);
-  } catch {
-    throw new ConfigError("outputSchema must be a JSON Schema object");
-  }
 }
 
 function isDriver(value: unknown): value is Driver {

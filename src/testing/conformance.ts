@@ -86,6 +86,7 @@ export interface ConformanceFixtures {
 }
 
 /** Register the conformance suite for `makeDriver` with `fixtures.runner`. */
+// long-function: registers the suite's test cases one after another; each case is short and stands alone
 export function runDriverConformance(makeDriver: () => Driver, fixtures: ConformanceFixtures): void {
   const { describe, it } = fixtures.runner;
   const timeout = fixtures.timeoutMs ?? 60_000;
@@ -208,6 +209,7 @@ export function runDriverConformance(makeDriver: () => Driver, fixtures: Conform
 }
 
 /** The checks that need a fixture only the driver's author can build. */
+// long-function: registers the optional test cases one after another; each case is short and stands alone
 function registerOptionalChecks(makeDriver: () => Driver, fixtures: ConformanceFixtures, timeout: number): void {
   const { it } = fixtures.runner;
   const options = fixtures.agentOptions ?? {};

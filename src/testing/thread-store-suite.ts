@@ -79,6 +79,7 @@ async function takeOverAfterExpiry(store: ThreadStore, id: string, taker: string
 }
 
 /** Register the thread store suite for `makeStore` (a new, empty store on every call). */
+// long-function: registers the suite's test cases one after another; each case is short and stands alone
 export function runThreadStoreSuite(
   makeStore: () => ThreadStore | Promise<ThreadStore>,
   options: ThreadStoreSuiteOptions,

@@ -61,6 +61,7 @@ const FAKE_DESCRIPTOR: Descriptor = {
   features: { steer: "unsupported", resume: "unsupported", fork: "unsupported", approvals: true, userQuestions: true, structuredOutput: false },
 };
 
+// long-function: the Driver object literal over the fake's shared state (live processes, probe); each method is short
 export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
   const live = new Map<number, ProcessHandle>();
   const started: number[] = [];

@@ -80,6 +80,7 @@ export interface RequestHandler {
 }
 
 /** Builds the handler for one server: one script position, one request log. */
+// long-function: the handler's helpers share one script player and request log; each helper is short
 export function createRequestHandler(script: ModelScript, requests: CapturedRequest[], closing: AbortSignal): RequestHandler {
   const models = scriptModels(script);
   const player = new ScriptPlayer(script);

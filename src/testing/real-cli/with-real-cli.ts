@@ -174,12 +174,17 @@ export async function withRealCli<T>(
     outcome = { ok: false, error };
   }
 
+  const cleanupErrors = await cleanUp(processes, server, root);
+  if (!outcome.ok) throw outcome.error;
+  if (cleanupErrors.length > 0) throw cleanupErrors[0];
+  return outcome.value;
+}
+
+/** Stop every process, close the server and remove the scratch root; returns what failed. */
+async function cleanUp(processes: CliProcess[], server: RealCliModelServer | undefined, root: string | undefined): Promise<unknown[]> {
   const cleanupErrors: unknown[] = [];
   await Promise.all(processes.map((p) => p.stop().catch((e: unknown) => cleanupErrors.push(e))));
   if (server) await server.close().catch((e: unknown) => cleanupErrors.push(e));
   if (root) await rm(root, { recursive: true, force: true, maxRetries: 5 }).catch((e: unknown) => cleanupErrors.push(e));
-
-  if (!outcome.ok) throw outcome.error;
-  if (cleanupErrors.length > 0) throw cleanupErrors[0];
-  return outcome.value;
+  return cleanupErrors;
 }

@@ -19,6 +19,7 @@ interface Entry {
 }
 
 /** A `ThreadStore` kept in this process's memory. */
+// long-function: the ThreadStore port's methods over one shared map; each method is short
 export function memoryThreadStore(options: MemoryThreadStoreOptions = {}): ThreadStore {
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();

@@ -268,6 +268,7 @@ async function loadPg(): Promise<typeof PgModule> {
  * Connect to PostgreSQL, bring the store's schema up to date, and return the store. Give either
  * `connectionString` (the store owns its pool) or `pool` (the host owns it).
  */
+// long-function: the ThreadStore port's methods over one pool and schema; each method is short
 export async function postgresThreadStore(options: PostgresThreadStoreOptions): Promise<PostgresThreadStore> {
   const schema = options.schema ?? "agent_adaptor";
   const s = quoteSchema(schema);

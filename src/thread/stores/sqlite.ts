@@ -181,6 +181,7 @@ function migrate(db: BetterSqlite3.Database): number {
 }
 
 /** Open (creating and migrating when needed) a SQLite thread store at `path`. */
+// long-function: the ThreadStore port's methods over one open database and its prepared statements; each method is short
 export function sqliteThreadStore(path: string, options: SqliteThreadStoreOptions = {}): SqliteThreadStore {
   const now = options.now ?? Date.now;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;

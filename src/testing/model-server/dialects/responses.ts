@@ -167,102 +167,110 @@ function usageOf(plan: ReplyPlan): JsonRecord | undefined {
   };
 }
 
+type StreamedItem = { item: JsonRecord; stream: (i: number) => JsonRecord[] };
+
 /** Each output item with the events that stream it, in order. */
-function outputItems(plan: ReplyPlan, body: unknown): { item: JsonRecord; stream: (i: number) => JsonRecord[] }[] {
-  const items: { item: JsonRecord; stream: (i: number) => JsonRecord[] }[] = [];
-  const seq = plan.seq;
-  if (plan.reasoning !== undefined) {
-    const text = plan.reasoning;
-    const id = `rs_${seq}`;
-    const part = { type: "summary_text", text };
-    items.push({
-      item: { id, type: "reasoning", summary: [part] },
-      stream: (output_index) => [
-        { type: "response.output_item.added", output_index, item: { id, type: "reasoning", summary: [] } },
-        {
-          type: "response.reasoning_summary_part.added",
-          item_id: id,
-          output_index,
-          summary_index: 0,
-          part: { type: "summary_text", text: "" },
-        },
-        ...chunks(text, plan.chunkSize).map((delta) => ({
-          type: "response.reasoning_summary_text.delta",
-          item_id: id,
-          output_index,
-          summary_index: 0,
-          delta,
-        })),
-        { type: "response.reasoning_summary_text.done", item_id: id, output_index, summary_index: 0, text },
-        { type: "response.reasoning_summary_part.done", item_id: id, output_index, summary_index: 0, part },
-      ],
-    });
-  }
+function outputItems(plan: ReplyPlan, body: unknown): StreamedItem[] {
+  const items: StreamedItem[] = [];
+  if (plan.reasoning !== undefined) items.push(reasoningItem(plan, plan.reasoning));
   const text = answerText(plan);
-  if (text !== undefined) {
-    const id = `msg_${seq}`;
-    const part = { type: "output_text", text, annotations: [] };
-    items.push({
-      item: { id, type: "message", status: "completed", role: "assistant", content: [part] },
-      stream: (output_index) => [
-        {
-          type: "response.output_item.added",
-          output_index,
-          item: { id, type: "message", status: "in_progress", role: "assistant", content: [] },
-        },
-        {
-          type: "response.content_part.added",
-          item_id: id,
-          output_index,
-          content_index: 0,
-          part: { type: "output_text", text: "", annotations: [] },
-        },
-        ...chunks(text, plan.chunkSize).map((delta) => ({
-          type: "response.output_text.delta",
-          item_id: id,
-          output_index,
-          content_index: 0,
-          delta,
-        })),
-        { type: "response.output_text.done", item_id: id, output_index, content_index: 0, text },
-        { type: "response.content_part.done", item_id: id, output_index, content_index: 0, part },
-      ],
-    });
-  }
-  plan.toolCalls.forEach((call, n) => {
-    const kind = toolKind(body, call.name);
-    if (kind === "local_shell") {
-      const id = `lsh_${seq}_${n}`;
-      const action = { type: "exec", ...call.argumentsObject };
-      const item = { id, type: "local_shell_call", status: "completed", call_id: call.id, action };
-      items.push({
-        item,
-        stream: (output_index) => [
-          { type: "response.output_item.added", output_index, item: { ...item, status: "in_progress" } },
-        ],
-      });
-      return;
-    }
-    const custom = kind === "custom";
-    const id = `${custom ? "ctc" : "fc"}_${seq}_${n}`;
-    const field = custom ? "input" : "arguments";
-    const eventBase = custom ? "response.custom_tool_call_input" : "response.function_call_arguments";
-    const base = { id, type: custom ? "custom_tool_call" : "function_call", call_id: call.id, name: call.name };
-    items.push({
-      item: { ...base, status: "completed", [field]: call.arguments },
-      stream: (output_index) => [
-        { type: "response.output_item.added", output_index, item: { ...base, status: "in_progress", [field]: "" } },
-        ...chunks(call.arguments, plan.chunkSize).map((delta) => ({
-          type: `${eventBase}.delta`,
-          item_id: id,
-          output_index,
-          delta,
-        })),
-        { type: `${eventBase}.done`, item_id: id, output_index, [field]: call.arguments },
-      ],
-    });
-  });
+  if (text !== undefined) items.push(messageItem(plan, text));
+  plan.toolCalls.forEach((call, n) => items.push(toolCallItem(plan, body, call, n)));
   return items;
+}
+
+function reasoningItem(plan: ReplyPlan, text: string): StreamedItem {
+  const seq = plan.seq;
+  const id = `rs_${seq}`;
+  const part = { type: "summary_text", text };
+  return {
+    item: { id, type: "reasoning", summary: [part] },
+    stream: (output_index) => [
+      { type: "response.output_item.added", output_index, item: { id, type: "reasoning", summary: [] } },
+      {
+        type: "response.reasoning_summary_part.added",
+        item_id: id,
+        output_index,
+        summary_index: 0,
+        part: { type: "summary_text", text: "" },
+      },
+      ...chunks(text, plan.chunkSize).map((delta) => ({
+        type: "response.reasoning_summary_text.delta",
+        item_id: id,
+        output_index,
+        summary_index: 0,
+        delta,
+      })),
+      { type: "response.reasoning_summary_text.done", item_id: id, output_index, summary_index: 0, text },
+      { type: "response.reasoning_summary_part.done", item_id: id, output_index, summary_index: 0, part },
+    ],
+  };
+}
+
+function messageItem(plan: ReplyPlan, text: string): StreamedItem {
+  const seq = plan.seq;
+  const id = `msg_${seq}`;
+  const part = { type: "output_text", text, annotations: [] };
+  return {
+    item: { id, type: "message", status: "completed", role: "assistant", content: [part] },
+    stream: (output_index) => [
+      {
+        type: "response.output_item.added",
+        output_index,
+        item: { id, type: "message", status: "in_progress", role: "assistant", content: [] },
+      },
+      {
+        type: "response.content_part.added",
+        item_id: id,
+        output_index,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      },
+      ...chunks(text, plan.chunkSize).map((delta) => ({
+        type: "response.output_text.delta",
+        item_id: id,
+        output_index,
+        content_index: 0,
+        delta,
+      })),
+      { type: "response.output_text.done", item_id: id, output_index, content_index: 0, text },
+      { type: "response.content_part.done", item_id: id, output_index, content_index: 0, part },
+    ],
+  };
+}
+
+function toolCallItem(plan: ReplyPlan, body: unknown, call: ReplyPlan["toolCalls"][number], n: number): StreamedItem {
+  const seq = plan.seq;
+  const kind = toolKind(body, call.name);
+  if (kind === "local_shell") {
+    const id = `lsh_${seq}_${n}`;
+    const action = { type: "exec", ...call.argumentsObject };
+    const item = { id, type: "local_shell_call", status: "completed", call_id: call.id, action };
+    return {
+      item,
+      stream: (output_index) => [
+        { type: "response.output_item.added", output_index, item: { ...item, status: "in_progress" } },
+      ],
+    };
+  }
+  const custom = kind === "custom";
+  const id = `${custom ? "ctc" : "fc"}_${seq}_${n}`;
+  const field = custom ? "input" : "arguments";
+  const eventBase = custom ? "response.custom_tool_call_input" : "response.function_call_arguments";
+  const base = { id, type: custom ? "custom_tool_call" : "function_call", call_id: call.id, name: call.name };
+  return {
+    item: { ...base, status: "completed", [field]: call.arguments },
+    stream: (output_index) => [
+      { type: "response.output_item.added", output_index, item: { ...base, status: "in_progress", [field]: "" } },
+      ...chunks(call.arguments, plan.chunkSize).map((delta) => ({
+        type: `${eventBase}.delta`,
+        item_id: id,
+        output_index,
+        delta,
+      })),
+      { type: `${eventBase}.done`, item_id: id, output_index, [field]: call.arguments },
+    ],
+  };
 }
 
 function responseObject(plan: ReplyPlan, status: "in_progress" | "completed", output: JsonRecord[]): JsonRecord {
