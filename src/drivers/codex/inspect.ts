@@ -2,8 +2,9 @@
  * Zero-prompt inspection over an initialized connection: `model/list` (every page),
  * `config/read` (configuration, profile and the configured MCP servers), `account/read`,
  * `account/rateLimits/read` and `skills/list`. No method here creates a thread or starts an MCP
- * server. Every answer is parsed leniently:
- * unknown fields are ignored, a missing field is `undefined`, never a guess.
+ * server. Every answer is read through the generated types with the lenient lens (`lenient.ts`):
+ * a misspelt field fails to compile, unknown fields are ignored, a missing or mistyped field is
+ * `undefined`, never a guess.
  */
 import { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
 import type { InspectResponse } from "../../driver/types.js";
@@ -25,10 +26,15 @@ import type {
 } from "../../inspect/types.js";
 import { JsonRpcError } from "../../process/index.js";
 import type { ClientMethod, ClientParams, CodexConnection } from "./connection.js";
+import { bool, entries, list, num, open, readFrame, str, type Lenient, type Unchecked } from "./lenient.js";
+import type { InitializeResponse } from "./protocol/InitializeResponse.js";
+import type { Config } from "./protocol/v2/Config.js";
+import type { ConfigReadResponse } from "./protocol/v2/ConfigReadResponse.js";
 import type { GetAccountRateLimitsResponse } from "./protocol/v2/GetAccountRateLimitsResponse.js";
 import type { GetAccountResponse } from "./protocol/v2/GetAccountResponse.js";
 import type { Model } from "./protocol/v2/Model.js";
 import type { ModelListResponse } from "./protocol/v2/ModelListResponse.js";
+import type { RateLimitSnapshot } from "./protocol/v2/RateLimitSnapshot.js";
 import type { RateLimitWindow } from "./protocol/v2/RateLimitWindow.js";
 import type { SkillsListResponse } from "./protocol/v2/SkillsListResponse.js";
 
@@ -38,12 +44,22 @@ export const TRANSPORT = "codex app-server";
 const MAX_PAGES = 50;
 
 type Scope = Evidence["scope"];
-type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const bool = (v: unknown): boolean | undefined => (typeof v === "boolean" ? v : undefined);
+/** The settings of one config table (the root, or a profile) the report carries. */
+type SettingsTable = Pick<Config, "model" | "model_reasoning_effort" | "model_provider" | "approval_policy" | "sandbox_mode"> & {
+  features?: { [name in string]?: boolean } | null;
+};
+
+/**
+ * The generated `Config` is open-ended (any further key is allowed), so the keys read here that
+ * it does not name — the active profile, the profile tables, features, MCP servers — are declared.
+ */
+type ConfigTable = Config &
+  SettingsTable & {
+    profile?: string | null;
+    profiles?: { [name in string]?: SettingsTable } | null;
+    mcp_servers?: { [name in string]?: { enabled?: boolean } } | null;
+  };
 
 /** Drops `undefined` members so observations stay minimal. */
 function compact<T extends object>(value: T): T {
@@ -88,18 +104,20 @@ function failedObservation<T>(method: string, error: unknown, records: Evidence[
 // Mappers (exported for tests).
 
 export function mapModel(model: unknown): ModelInfo | undefined {
-  if (!isObject(model)) return undefined;
-  const m = model as Partial<Model> & Json;
-  const id = str(m.model) ?? str(m.id);
-  if (id === undefined) return undefined;
+  const m = readFrame<Model>(model);
+  const id = str(m?.model) ?? str(m?.id);
+  if (m === undefined || id === undefined) return undefined;
   const efforts: EffortInfo[] | undefined = Array.isArray(m.supportedReasoningEfforts)
-    ? m.supportedReasoningEfforts
-        .filter(isObject)
+    ? list(m.supportedReasoningEfforts)
+        .map(open)
+        .filter((e) => e !== undefined)
         .map((e) => compact<EffortInfo>({ id: str(e.reasoningEffort) ?? "", description: str(e.description) }))
         .filter((e) => e.id !== "")
     : undefined;
   const modalities = Array.isArray(m.inputModalities)
-    ? (m.inputModalities.filter((x) => x === "text" || x === "image" || x === "audio") as ModelInfo["inputModalities"])
+    ? list(m.inputModalities)
+        .map(str)
+        .filter((x): x is "text" | "image" | "audio" => x === "text" || x === "image" || x === "audio")
     : undefined;
   return compact<ModelInfo>({
     id,
@@ -119,9 +137,9 @@ function isoFromUnixSeconds(value: unknown): string | undefined {
   return n === undefined ? undefined : new Date(n * 1000).toISOString();
 }
 
-function mapWindow(name: string, window: unknown): QuotaWindow | undefined {
-  if (!isObject(window)) return undefined;
-  const w = window as Partial<RateLimitWindow>;
+function mapWindow(name: string, field: Unchecked<RateLimitWindow | null> | undefined): QuotaWindow | undefined {
+  const w = open(field);
+  if (w === undefined) return undefined;
   return compact<QuotaWindow>({
     name,
     usedPercent: num(w.usedPercent),
@@ -131,14 +149,15 @@ function mapWindow(name: string, window: unknown): QuotaWindow | undefined {
 }
 
 export function mapQuota(answer: unknown): QuotaReport {
-  const a = (isObject(answer) ? answer : {}) as Partial<GetAccountRateLimitsResponse>;
+  const a = readFrame<GetAccountRateLimitsResponse>(answer) ?? {};
   const windows: QuotaWindow[] = [];
-  const snapshots: [string, unknown][] = [];
-  if (isObject(a.rateLimitsByLimitId)) snapshots.push(...Object.entries(a.rateLimitsByLimitId));
-  else if (a.rateLimits !== undefined) snapshots.push([str((a.rateLimits as Json | null)?.limitId) ?? "codex", a.rateLimits]);
+  // Every limit by its id; an older Codex sends the one snapshot only.
+  let snapshots: (readonly [string, Unchecked<RateLimitSnapshot | null>])[] = entries(a.rateLimitsByLimitId);
+  if (open(a.rateLimitsByLimitId) === undefined && a.rateLimits !== undefined) snapshots = [[str(open(a.rateLimits)?.limitId) ?? "codex", a.rateLimits]];
   let plan: string | undefined;
-  for (const [limitId, snapshot] of snapshots) {
-    if (!isObject(snapshot)) continue;
+  for (const [limitId, field] of snapshots) {
+    const snapshot = open(field);
+    if (snapshot === undefined) continue;
     const label = str(snapshot.limitName) ?? limitId;
     for (const which of ["primary", "secondary"] as const) {
       const w = mapWindow(`${label} ${which}`, snapshot[which]);
@@ -150,59 +169,62 @@ export function mapQuota(answer: unknown): QuotaReport {
 }
 
 export function mapAuth(answer: unknown): Observation<AuthReport> | { signedIn: false; required: true } {
-  const a = (isObject(answer) ? answer : {}) as Partial<GetAccountResponse>;
-  const account: unknown = a.account;
-  if (isObject(account)) {
-    const type = str(account.type);
-    return observed(
-      compact<AuthReport>({ signedIn: true, method: type, account: str(account.email) ?? undefined, plan: str(account.planType) }),
-      [],
-    );
+  const a = readFrame<GetAccountResponse>(answer) ?? {};
+  const account = open(a.account);
+  if (account !== undefined) {
+    const email = "email" in account ? str(account.email) : undefined;
+    const plan = "planType" in account ? str(account.planType) : undefined;
+    return observed(compact<AuthReport>({ signedIn: true, method: str(account.type), account: email, plan }), []);
   }
-  if (a.requiresOpenaiAuth === true) return { signedIn: false, required: true };
+  if (bool(a.requiresOpenaiAuth) === true) return { signedIn: false, required: true };
   return observed<AuthReport>({ signedIn: false }, []);
 }
 
 export function mapSkills(answer: unknown): SkillSnapshot {
-  const a = (isObject(answer) ? answer : {}) as Partial<SkillsListResponse>;
+  const a = readFrame<SkillsListResponse>(answer) ?? {};
   const skills: SkillSnapshot["skills"] = [];
   const seen = new Set<string>();
-  for (const entry of Array.isArray(a.data) ? a.data : []) {
-    if (!isObject(entry) || !Array.isArray(entry.skills)) continue;
-    for (const skill of entry.skills) {
-      if (!isObject(skill) || typeof skill.name !== "string") continue;
-      const key = `${skill.name}\u0000${str(skill.scope) ?? ""}`;
+  for (const entry of list(a.data).map(open)) {
+    for (const skill of list(entry?.skills).map(open)) {
+      const name = str(skill?.name);
+      if (skill === undefined || name === undefined) continue;
+      const key = `${name}\u0000${str(skill.scope) ?? ""}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      skills.push(compact({ name: skill.name, description: str(skill.description), source: str(skill.scope), enabled: bool(skill.enabled) }));
+      skills.push(compact({ name, description: str(skill.description), source: str(skill.scope), enabled: bool(skill.enabled) }));
     }
   }
   return { skills };
 }
 
 /** The settings of one Codex config table (the root, or a profile) the report carries. */
-function settingsOf(table: Json): ConfigurationSettings {
-  const features = isObject(table.features)
-    ? Object.fromEntries(Object.entries(table.features).filter((entry): entry is [string, boolean] => typeof entry[1] === "boolean"))
-    : undefined;
+function settingsOf(table: Lenient<SettingsTable>): ConfigurationSettings {
+  const features: Record<string, boolean> = {};
+  for (const [name, value] of entries(table.features)) {
+    const enabled = bool(value);
+    if (enabled !== undefined) features[name] = enabled;
+  }
   return compact<ConfigurationSettings>({
     model: str(table.model),
     effort: str(table.model_reasoning_effort),
     modelProvider: str(table.model_provider),
     approvalPolicy: str(table.approval_policy),
     sandboxMode: str(table.sandbox_mode),
-    features: features && Object.keys(features).length > 0 ? features : undefined,
+    features: Object.keys(features).length > 0 ? features : undefined,
   });
 }
 
+function configOf(answer: unknown): Lenient<ConfigTable> | undefined {
+  return open(readFrame<ConfigReadResponse & { config: ConfigTable }>(answer)?.config);
+}
+
 export function mapConfiguration(answer: unknown): { configuration: ConfigurationReport; profile: ProfileSnapshot } {
-  const config = isObject(answer) && isObject(answer.config) ? answer.config : {};
+  const config = configOf(answer) ?? {};
   const profileName = str(config.profile);
-  const profiles = isObject(config.profiles) ? config.profiles : {};
-  const profile = profileName !== undefined && isObject(profiles[profileName]) ? settingsOf(profiles[profileName]) : {};
+  const profileTable = profileName === undefined ? undefined : open(entries(config.profiles).find(([name]) => name === profileName)?.[1]);
   return {
     configuration: settingsOf(config),
-    profile: compact<ProfileSnapshot>({ name: profileName, ...profile }),
+    profile: compact<ProfileSnapshot>({ name: profileName, ...(profileTable ? settingsOf(profileTable) : {}) }),
   };
 }
 
@@ -212,11 +234,10 @@ export function mapConfiguration(answer: unknown): { configuration: Configuratio
  * start every one of them, so inspection reports what is configured and starts none.
  */
 export function mapConfiguredMcpServers(answer: unknown): McpReport {
-  const config = isObject(answer) && isObject(answer.config) ? answer.config : {};
-  const table = isObject(config.mcp_servers) ? config.mcp_servers : {};
-  const servers = Object.entries(table)
-    .filter(([, server]) => isObject(server))
-    .map(([name, server]) => ({ name, status: (server as Json).enabled === false ? "disabled" : "configured" }))
+  const servers = entries(configOf(answer)?.mcp_servers)
+    .map(([name, field]) => ({ name, server: open(field) }))
+    .filter(({ server }) => server !== undefined)
+    .map(({ name, server }) => ({ name, status: bool(server?.enabled) === false ? "disabled" : "configured" }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return { servers };
 }
@@ -244,7 +265,7 @@ async function paged<M extends "model/list">(
     }
     records.push(evidence(method, scope, started, connection.providerVersion));
     pages.push(page);
-    const next = isObject(page) ? str(page.nextCursor) : undefined;
+    const next = str(readFrame<ModelListResponse>(page)?.nextCursor);
     if (next === undefined || next === "" || next === cursor) break;
     cursor = next;
   }
@@ -276,7 +297,7 @@ export async function inspectConnection(
   signal: AbortSignal,
 ): Promise<Omit<InspectResponse, "secrets">> {
   const version = connection.providerVersion;
-  const init = connection.initialize;
+  const init = readFrame<InitializeResponse>(connection.initialize);
   const initEvidence: Evidence = {
     transport: TRANSPORT,
     method: "initialize",
@@ -301,7 +322,7 @@ export async function inspectConnection(
       executablePath,
       version,
       protocolVersion: "v2",
-      platform: init ? `${init.platformFamily}/${init.platformOs}` : undefined,
+      platform: init ? `${str(init.platformFamily)}/${str(init.platformOs)}` : undefined,
       agentName: "codex",
       agentTitle: "Codex app-server",
     }),
@@ -310,11 +331,11 @@ export async function inspectConnection(
 
   let modelsObs: Observation<ModelInfo[]>;
   if (models.error !== undefined && models.pages.length === 0) modelsObs = failedObservation("model/list", models.error, models.records);
-  else if (models.pages.some((p) => !isObject(p) || !Array.isArray(p.data))) {
+  else if (models.pages.some((p) => !Array.isArray(readFrame<ModelListResponse>(p)?.data))) {
     modelsObs = unavailable("malformed_response", "model/list answered without a data list", models.records);
   } else {
-    const list = models.pages.flatMap((p) => ((p as Json).data as unknown[]).map(mapModel).filter((m): m is ModelInfo => m !== undefined));
-    modelsObs = observed(list, models.records);
+    const catalogue = models.pages.flatMap((p) => list(readFrame<ModelListResponse>(p)?.data).map(mapModel).filter((m): m is ModelInfo => m !== undefined));
+    modelsObs = observed(catalogue, models.records);
   }
 
   let configuration: Observation<ConfigurationReport>;
@@ -324,7 +345,7 @@ export async function inspectConnection(
     configuration = failedObservation("config/read", config.error, [config.record]);
     profile = failedObservation("config/read", config.error, [config.record]);
     mcpObs = failedObservation("config/read", config.error, [config.record]);
-  } else if (!isObject(config.answer) || !isObject(config.answer.config)) {
+  } else if (configOf(config.answer) === undefined) {
     configuration = unavailable("malformed_response", "config/read answered without a config", [config.record]);
     profile = unavailable("malformed_response", "config/read answered without a config", [config.record]);
     mcpObs = unavailable("malformed_response", "config/read answered without a config", [config.record]);
@@ -346,12 +367,12 @@ export async function inspectConnection(
 
   let quota: Observation<QuotaReport>;
   if (limits.error !== undefined) quota = failedObservation("account/rateLimits/read", limits.error, [limits.record]);
-  else if (!isObject(limits.answer)) quota = unavailable("malformed_response", "account/rateLimits/read answered without a result", [limits.record]);
+  else if (readFrame<GetAccountRateLimitsResponse>(limits.answer) === undefined) quota = unavailable("malformed_response", "account/rateLimits/read answered without a result", [limits.record]);
   else quota = observed(mapQuota(limits.answer), [limits.record]);
 
   let skillsObs: Observation<SkillSnapshot>;
   if (skills.error !== undefined) skillsObs = failedObservation("skills/list", skills.error, [skills.record]);
-  else if (!isObject(skills.answer) || !Array.isArray(skills.answer.data)) {
+  else if (!Array.isArray(readFrame<SkillsListResponse>(skills.answer)?.data)) {
     skillsObs = unavailable("malformed_response", "skills/list answered without a data list", [skills.record]);
   } else skillsObs = observed(mapSkills(skills.answer), [skills.record]);
 
