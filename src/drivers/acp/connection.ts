@@ -18,7 +18,8 @@ import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
 import type { NoticeCode } from "../../events/notice-codes.js";
 import type { Redactor } from "../../redact/redact.js";
-import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, writeJsonLine, type ProcessHandle } from "../../process/index.js";
+import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
 import type { ResolvedAcpConfig } from "./config.js";
 import { errorText, isObject, stderrExcerpt, type Json } from "../../driver/json.js";
 
@@ -70,8 +71,7 @@ export function rpcFailure(method: string, error: unknown, phase: "before_delive
   });
 }
 
-export class AcpConnection {
-  readonly process: ProcessHandle;
+export class AcpConnection extends ProcessConnection {
   readonly config: ResolvedAcpConfig;
   readonly #conn: acp.ClientConnection;
   #handlers: AcpHandlers | undefined;
@@ -85,15 +85,12 @@ export class AcpConnection {
   readonly #inboundRequests = new Map<string | number, string>();
   #init: Json | undefined;
   #initMs = 0;
-  #closing: Promise<void> | undefined;
-  #exit: ProcessExit | undefined;
   /** Sessions whose prompt was cancelled in this process. */
   readonly cancelledSessions = new Set<string>();
 
   private constructor(proc: ProcessHandle, config: ResolvedAcpConfig, redactor: Redactor) {
-    this.process = proc;
+    super(proc);
     this.config = config;
-    void proc.exited.then((exit) => (this.#exit = exit));
     const lines = readJsonLines(proc.stdout, { redact: (t) => redactor.redactText(t) });
     const readable = new ReadableStream<acp.AnyMessage>(
       {
@@ -170,7 +167,7 @@ export class AcpConnection {
   static async open(options: OpenOptions): Promise<AcpConnection> {
     const { config, signal } = options;
     signal.throwIfAborted();
-    const proc = await spawnProcess({
+    const proc = await spawnLaunch({
       command: config.command,
       args: config.args,
       cwd: config.cwd ?? options.cwd,
@@ -212,18 +209,6 @@ export class AcpConnection {
     };
     if (this.config.clientCapabilities.meta !== undefined) caps._meta = this.config.clientCapabilities.meta;
     return { protocolVersion: PROTOCOL_VERSION, clientCapabilities: caps, clientInfo: { name: CLIENT_NAME, version: CLIENT_VERSION } };
-  }
-
-  get pid(): number {
-    return this.process.pid;
-  }
-
-  get alive(): boolean {
-    return this.#exit === undefined && this.#closing === undefined;
-  }
-
-  get exited(): Promise<ProcessExit> {
-    return this.process.exited;
   }
 
   /** The raw `initialize` result. */
@@ -370,7 +355,7 @@ export class AcpConnection {
   }
 
   exitError(when: string, phase: "before_delivery" | "after_delivery"): ProviderError {
-    const exit = this.#exit;
+    const exit = this.exitStatus;
     const status = exit === undefined ? "" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;
     const tail = stderrExcerpt(this.process.stderrTail());
     return new ProviderError(`the agent process exited ${when}${status}${tail ? `: ${tail}` : ""}`, {
@@ -380,29 +365,26 @@ export class AcpConnection {
     });
   }
 
-  /** Closes the connection and stops the process group. Idempotent. */
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#handlers = undefined;
+  /** Closes the connection and stops the process group; `close()` runs it once. */
+  protected async shutdown(): Promise<void> {
+    this.#handlers = undefined;
+    try {
+      this.#conn.close();
+    } catch {
+      // Already closed.
+    }
+    // Most agents exit on end of input and persist their session on the way out (Gemini's
+    // session/load finds nothing after a SIGTERM); give them a moment before the group is signalled.
+    const eofWait = this.config.preset.eofExitMs ?? 1000;
+    if (eofWait > 0 && this.exitStatus === undefined) {
       try {
-        this.#conn.close();
+        this.process.stdin.end();
       } catch {
         // Already closed.
       }
-      // Most agents exit on end of input and persist their session on the way out (Gemini's
-      // session/load finds nothing after a SIGTERM); give them a moment before the group is signalled.
-      const eofWait = this.config.preset.eofExitMs ?? 1000;
-      if (eofWait > 0 && this.#exit === undefined) {
-        try {
-          this.process.stdin.end();
-        } catch {
-          // Already closed.
-        }
-        await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, eofWait).unref())]);
-      }
-      await this.process.stop({ graceMs: 1500 });
-    })();
-    return this.#closing;
+      await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, eofWait).unref())]);
+    }
+    await this.process.stop({ graceMs: 1500 });
   }
 }
 

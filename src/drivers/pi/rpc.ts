@@ -14,7 +14,8 @@ import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { DriverEvent } from "../../events/types.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
-import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { readJsonLines, writeJsonLine, type ProcessHandle } from "../../process/index.js";
+import { ProcessConnection, spawnLaunch, type ProcessLaunch } from "../../driver/kit/connection.js";
 import { isObject, stderrExcerpt, str, type Json } from "../../driver/json.js";
 
 type Phase = "before_delivery" | "after_delivery";
@@ -37,13 +38,7 @@ export interface PiHandlers {
   notice(event: DriverEvent): Promise<void> | void;
 }
 
-export interface PiSpawn {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string | undefined>;
-  inheritEnv: string[];
-  redactor: Redactor;
+export interface PiSpawn extends ProcessLaunch {
   initializeTimeoutMs: number;
   signal: AbortSignal;
   onSpawn?(connection: PiConnection): void;
@@ -57,37 +52,27 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-export class PiConnection {
-  readonly process: ProcessHandle;
+export class PiConnection extends ProcessConnection {
   readonly #pending = new Map<string, Pending>();
   #nextId = 0;
   #handlers: PiHandlers | undefined;
-  #exit: ProcessExit | undefined;
-  #closing: Promise<void> | undefined;
   #state: Json = {};
   #readyMs = 0;
   readonly #malformed = new MalformedFrameNotices((event) => this.#handlers?.notice(event), "pi");
 
   private constructor(proc: ProcessHandle, redactor: Redactor) {
-    this.process = proc;
-    void proc.exited.then((exit) => {
-      this.#exit = exit;
-      this.#failPending();
-    });
+    super(proc);
     void this.#read(redactor);
+  }
+
+  protected override onExit(): void {
+    this.#failPending();
   }
 
   /** Spawns Pi and waits for its first `get_state` answer (its readiness). */
   static async open(options: PiSpawn): Promise<PiConnection> {
     options.signal.throwIfAborted();
-    const proc = await spawnProcess({
-      command: options.command,
-      args: options.args,
-      cwd: options.cwd,
-      env: options.env,
-      inheritEnv: options.inheritEnv,
-      redactor: options.redactor,
-    });
+    const proc = await spawnLaunch(options);
     const connection = new PiConnection(proc, options.redactor);
     options.onSpawn?.(connection);
     try {
@@ -103,18 +88,6 @@ export class PiConnection {
       options.signal.throwIfAborted();
       throw error;
     }
-  }
-
-  get pid(): number {
-    return this.process.pid;
-  }
-
-  get alive(): boolean {
-    return this.#exit === undefined && this.#closing === undefined;
-  }
-
-  get exited(): Promise<ProcessExit> {
-    return this.process.exited;
   }
 
   /** The first `get_state` answer. */
@@ -194,7 +167,7 @@ export class PiConnection {
    */
   async request(command: string, payload: Json, signal: AbortSignal | undefined, phase: Phase): Promise<unknown> {
     signal?.throwIfAborted();
-    if (this.#exit !== undefined) throw this.exitError(`before ${command}`, phase);
+    if (this.exitStatus !== undefined) throw this.exitError(`before ${command}`, phase);
     const id = `aa-${++this.#nextId}`;
     let onAbort: (() => void) | undefined;
     const answer = new Promise<unknown>((resolve, reject) => {
@@ -220,26 +193,23 @@ export class PiConnection {
   }
 
   exitError(when: string, phase: Phase): ProviderError {
-    const exit = this.#exit;
+    const exit = this.exitStatus;
     const status = exit === undefined ? "" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;
     const tail = stderrExcerpt(this.process.stderrTail());
     return new ProviderError(`pi exited ${when}${status}${tail ? `: ${tail}` : ""}`, { code: "provider_exited", retryable: phase === "before_delivery", phase });
   }
 
-  /** Ends Pi's input (it exits on EOF, saving its session), then stops and reaps it. Idempotent. */
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#handlers = undefined;
-      if (this.#exit === undefined) {
-        try {
-          this.process.stdin.end();
-        } catch {
-          // Already closed.
-        }
-        await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  /** Ends Pi's input (it exits on EOF, saving its session), then stops and reaps it; `close()` runs it once. */
+  protected async shutdown(): Promise<void> {
+    this.#handlers = undefined;
+    if (this.exitStatus === undefined) {
+      try {
+        this.process.stdin.end();
+      } catch {
+        // Already closed.
       }
-      await this.process.stop({ graceMs: 1500 });
-    })();
-    return this.#closing;
+      await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    }
+    await this.process.stop({ graceMs: 1500 });
   }
 }
