@@ -240,40 +240,24 @@ function wrapStream(stream: unknown, signal: AbortSignal, details: InputErrorDet
     destroy?: (error?: Error) => void;
     [Symbol.asyncIterator]?: () => AsyncIterator<unknown>;
   };
+  /** A source whose stream could not even be opened: its first read fails. */
+  const unopened = (error: unknown, close: () => Promise<void>): StreamSource => ({ type: "stream", next: () => Promise.reject(readFailed(error)), close });
 
   if (typeof candidate.getReader === "function") {
     let reader: WebReader;
     try {
       reader = candidate.getReader();
     } catch (error) {
-      return { type: "stream", next: () => Promise.reject(readFailed(error)), close: async () => undefined };
+      return unopened(error, async () => undefined);
     }
-    let closed = false;
-    return {
-      type: "stream",
-      async next() {
-        let step: { done: boolean; value?: unknown };
-        try {
-          step = await abortable(reader.read(), signal);
-        } catch (error) {
-          if (error instanceof Aborted || signal.aborted) throw new Aborted();
-          throw readFailed(error);
-        }
-        if (step.done) return undefined;
-        if (!(step.value instanceof Uint8Array)) throw notBytes();
-        return step.value;
-      },
-      async close() {
-        if (closed) return;
-        closed = true;
-        await reader.cancel().catch(() => undefined);
-        try {
-          reader.releaseLock();
-        } catch {
-          // Already released.
-        }
-      },
-    };
+    return pullSource(() => reader.read(), async () => {
+      await reader.cancel().catch(() => undefined);
+      try {
+        reader.releaseLock();
+      } catch {
+        // Already released.
+      }
+    }, signal, { readFailed, notBytes });
   }
 
   const iterate = candidate[Symbol.asyncIterator];
@@ -282,31 +266,45 @@ function wrapStream(stream: unknown, signal: AbortSignal, details: InputErrorDet
     try {
       iterator = iterate.call(candidate);
     } catch (error) {
-      return { type: "stream", next: () => Promise.reject(readFailed(error)), close: async () => destroyNode(candidate, undefined) };
+      return unopened(error, () => destroyNode(candidate, undefined));
     }
-    let closed = false;
-    return {
-      type: "stream",
-      async next() {
-        let step: IteratorResult<unknown>;
-        try {
-          step = await abortable(iterator.next(), signal);
-        } catch (error) {
-          if (error instanceof Aborted || signal.aborted) throw new Aborted();
-          throw readFailed(error);
-        }
-        if (step.done) return undefined;
-        if (!(step.value instanceof Uint8Array)) throw notBytes();
-        return step.value;
-      },
-      async close() {
-        if (closed) return;
-        closed = true;
-        await destroyNode(candidate, iterator);
-      },
-    };
+    return pullSource(() => iterator.next(), () => destroyNode(candidate, iterator), signal, { readFailed, notBytes });
   }
   return undefined;
+}
+
+/**
+ * One byte-stream source over either kind of stream: `pull` is a web reader's `read()` or an async
+ * iterator's `next()`, `release` cancels or destroys it (once). Reads are abortable, and a chunk
+ * that is not bytes fails the input.
+ */
+function pullSource(
+  pull: () => Promise<{ done?: boolean; value?: unknown }>,
+  release: () => Promise<void>,
+  signal: AbortSignal,
+  failures: { readFailed(cause: unknown): Error; notBytes(): Error },
+): StreamSource {
+  let closed = false;
+  return {
+    type: "stream",
+    async next() {
+      let step: { done?: boolean; value?: unknown };
+      try {
+        step = await abortable(pull(), signal);
+      } catch (error) {
+        if (error instanceof Aborted || signal.aborted) throw new Aborted();
+        throw failures.readFailed(error);
+      }
+      if (step.done) return undefined;
+      if (!(step.value instanceof Uint8Array)) throw failures.notBytes();
+      return step.value;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await release();
+    },
+  };
 }
 
 async function destroyNode(

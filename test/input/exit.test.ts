@@ -19,8 +19,8 @@ describe("exit safety net", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "input-exit-test-"));
-    const inputFiles = (await readdir(new URL("../../src/input/", import.meta.url))).filter((f) => f.endsWith(".ts"));
-    await transpileSources(dir, ["src/errors/index.ts", "src/process/host-exit.ts", ...inputFiles.map((f) => `src/input/${f}`)]);
+    const sourcesOf = async (folder: string) => (await readdir(new URL(`../../src/${folder}/`, import.meta.url))).filter((f) => f.endsWith(".ts")).map((f) => `src/${folder}/${f}`);
+    await transpileSources(dir, [...(await sourcesOf("errors")), "src/process/host-exit.ts", ...(await sourcesOf("input"))]);
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
