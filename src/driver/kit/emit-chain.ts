@@ -6,6 +6,7 @@ import type { EventSink } from "../types.js";
 import type { DriverEvent } from "../../events/types.js";
 
 const TERMINAL_TYPES: ReadonlySet<string> = new Set(["run.completed", "run.cancelled", "run.failed"]);
+const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
  * Serializes `sink.emit` for one run. After a terminal event nothing more is emitted (what a
@@ -14,7 +15,9 @@ const TERMINAL_TYPES: ReadonlySet<string> = new Set(["run.completed", "run.cance
  */
 export class OrderedEmitter {
   readonly #sink: EventSink;
-  #chain: Promise<void> = Promise.resolve();
+  #chain: Promise<void> = RESOLVED;
+  /** Events whose `sink.emit` is queued or still pending; while any are, new ones queue behind. */
+  #waiting = 0;
   #failure: unknown;
   #failed = false;
   #terminalEmitted = false;
@@ -24,17 +27,43 @@ export class OrderedEmitter {
   }
 
   /** Queues one event; resolves when the sink took it (rejects with the sink's failure). */
-  readonly emit = (event: DriverEvent): Promise<void> => {
-    if (this.#terminalEmitted) return Promise.resolve();
+  readonly emit = (event: DriverEvent): Promise<void> => this.offer(event) ?? RESOLVED;
+
+  /**
+   * {@link OrderedEmitter.emit} without a promise when the sink took the event at once (nothing
+   * queued before it, the consumer keeping up): the hot path of a streaming run.
+   */
+  readonly offer = (event: DriverEvent): Promise<void> | undefined => {
+    if (this.#terminalEmitted) return undefined;
     if (TERMINAL_TYPES.has(event.type)) this.#terminalEmitted = true;
-    const next = this.#chain.then(() => (this.#failed ? undefined : this.#sink.emit(event)));
-    this.#chain = next.catch((error: unknown) => {
-      if (this.#failed) return;
-      this.#failed = true;
-      this.#failure = error;
-    });
-    return next;
+    if (this.#waiting === 0) {
+      if (this.#failed) return undefined;
+      let taking: Promise<void> | undefined;
+      try {
+        taking = this.#sink.emit(event);
+      } catch (error) {
+        taking = Promise.reject(error);
+      }
+      return taking === undefined ? undefined : this.#wait(taking);
+    }
+    return this.#wait(this.#chain.then(() => (this.#failed ? undefined : this.#sink.emit(event))));
   };
+
+  #wait(taking: Promise<void>): Promise<void> {
+    this.#waiting++;
+    this.#chain = taking.then(
+      () => {
+        this.#waiting--;
+      },
+      (error: unknown) => {
+        this.#waiting--;
+        if (this.#failed) return;
+        this.#failed = true;
+        this.#failure = error;
+      },
+    );
+    return taking;
+  }
 
   /** Whether a terminal event (`run.completed`, `run.cancelled`, `run.failed`) was queued. */
   get terminalEmitted(): boolean {

@@ -19,9 +19,9 @@ export { ProcessConnection, spawnLaunch } from "./connection.js";
 /** How a driver launches its CLI. */
 export type { ProcessLaunch } from "./connection.js";
 /** Inspection over a started connection, and `prepare()` keeping it as a standby. */
-export { inspectOverConnection, keepAsStandby } from "./inspect.js";
+export { ConnectionInspector, inspectOverConnection, keepAsStandby } from "./inspect.js";
 /** What one driver's inspection over a connection needs, and what it yields. */
-export type { ConnectionInspection, InspectionOutcome } from "./inspect.js";
+export type { ConnectionInspection, InspectionOutcome, InspectorSetup } from "./inspect.js";
 /** Evidence records with one clock and one rounding. */
 export { evidence, evidenceClock } from "./evidence.js";
 /** What one evidence record says. */

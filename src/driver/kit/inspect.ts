@@ -7,7 +7,7 @@ import { AdaptorError, ExecutableNotFoundError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { errorText } from "../json.js";
 import { allUnavailable } from "../observations.js";
-import type { InspectResponse, PrepareResponse, StandbyHandle } from "../types.js";
+import type { InspectRequest, InspectResponse, PrepareRequest, PrepareResponse, StandbyHandle } from "../types.js";
 import type { OwnedConnection } from "./processes.js";
 
 /** Codes of start failures reported as they are; any other failure is `provider_error`. */
@@ -92,4 +92,32 @@ export async function keepAsStandby<C extends OwnedConnection>(
     signal.throwIfAborted();
   }
   return { inspection, process: "ready", standby: standby(connection) };
+}
+
+/** What a driver gives {@link ConnectionInspector}: how to inspect for one request, and its standby. */
+export interface InspectorSetup<C extends OwnedConnection> {
+  /** The inspection for one request; `keep` is true when `prepare()` asks (the connection may become a standby). */
+  inspection(request: InspectRequest, signal: AbortSignal, keep: boolean): ConnectionInspection<C>;
+  /** The driver's standby over a kept connection. */
+  standby(connection: C): StandbyHandle;
+}
+
+/** A driver's `inspect()` and `prepare()` over connections it starts for them. */
+export class ConnectionInspector<C extends OwnedConnection> {
+  readonly #setup: InspectorSetup<C>;
+
+  constructor(setup: InspectorSetup<C>) {
+    this.#setup = setup;
+  }
+
+  /** Inspects over a transient connection. */
+  async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
+    return (await inspectOverConnection(this.#setup.inspection(request, signal, false), signal, false)).inspection;
+  }
+
+  /** Inspects, and keeps the connection as the driver's standby when it is still alive. */
+  async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
+    const outcome = await inspectOverConnection(this.#setup.inspection(request, signal, true), signal, true);
+    return keepAsStandby(outcome, signal, (connection) => this.#setup.standby(connection));
+  }
 }

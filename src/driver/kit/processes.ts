@@ -82,10 +82,10 @@ export class OwnedProcesses<C extends OwnedConnection> {
     return connection;
   }
 
-  /** Refuses new processes and closes every live one. */
+  /** Refuses new processes and closes every live one (waiting for all, even when one fails). */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#live.values()].map((connection) => connection.close()));
+    await Promise.allSettled([...this.#live.values()].map((connection) => connection.close()));
   }
 
   #closedError(): ProviderError {

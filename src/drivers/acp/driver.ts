@@ -20,7 +20,7 @@ import type {
 } from "../../driver/types.js";
 import { secretEnvValues, type Redactor } from "../../redact/redact.js";
 import { driverRedactor } from "../../driver/kit/env.js";
-import { inspectOverConnection, keepAsStandby } from "../../driver/kit/inspect.js";
+import { ConnectionInspector } from "../../driver/kit/inspect.js";
 import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
 import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
@@ -128,28 +128,26 @@ class AcpDriverImpl implements AcpDriver {
     return this.#processes.open((onSpawn) => AcpConnection.open({ config, cwd, redactor: this.#redactor, signal, authenticate, onSpawn }));
   }
 
-  #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean) {
-    return inspectOverConnection<AcpConnection>(
-      {
-        open: () => this.#open(request.workspace, signal, keep),
-        inspect: (connection) => inspectConnection(connection, this.#config.command, signal),
-        secrets: configSecrets(this.#config),
-        redactor: this.#redactor,
-        reportedCodes: ["auth_required"],
-      },
-      signal,
-      keep,
-    );
-  }
-
-  async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
-    return (await this.#inspectWith(request, signal, false)).inspection;
-  }
-
-  async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
+  /** Inspection without `authenticate`; `prepare()` authenticates the process it keeps. */
+  readonly #inspector = new ConnectionInspector<AcpConnection>({
+    inspection: (request, signal, keep) => ({
+      open: () => this.#open(request.workspace, signal, keep),
+      inspect: (connection) => inspectConnection(connection, this.#config.command, signal),
+      secrets: configSecrets(this.#config),
+      redactor: this.#redactor,
+      reportedCodes: ["auth_required"],
+    }),
     // Every known ACP agent creates no session until asked, so an initialized process is a safe,
     // unbound standby.
-    return keepAsStandby(await this.#inspectWith(request, signal, true), signal, (connection) => new Standby(connection, this));
+    standby: (connection) => new Standby(connection, this),
+  });
+
+  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
+    return this.#inspector.inspect(request, signal);
+  }
+
+  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
+    return this.#inspector.prepare(request, signal);
   }
 
   /**

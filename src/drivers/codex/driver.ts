@@ -11,6 +11,7 @@ import type {
   EventSink,
   InspectRequest,
   InspectResponse,
+  ModelDefaults,
   PrepareRequest,
   PrepareResponse,
   RunRequest,
@@ -22,7 +23,7 @@ import { ProviderError } from "../../errors/index.js";
 import { secretEnvValues, type Redactor } from "../../redact/redact.js";
 import { stderrExcerpt } from "../../driver/json.js";
 import { driverRedactor } from "../../driver/kit/env.js";
-import { inspectOverConnection, keepAsStandby } from "../../driver/kit/inspect.js";
+import { ConnectionInspector } from "../../driver/kit/inspect.js";
 import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
 import {
@@ -131,6 +132,11 @@ class CodexDriverImpl implements CodexDriver {
     return configFingerprint(this.#config, this.#executable?.path);
   }
 
+  /** The config's model and effort; core folds them under the call's (see `Driver.defaults`). */
+  defaults(): ModelDefaults {
+    return { ...(this.#config.model !== undefined ? { model: this.#config.model } : {}), ...(this.#config.effort !== undefined ? { effort: this.#config.effort } : {}) };
+  }
+
   secrets(): string[] {
     return [...configSecrets(this.#config), ...secretEnvValues(this.#config.env)];
   }
@@ -150,26 +156,23 @@ class CodexDriverImpl implements CodexDriver {
   }
 
   /** Inspection over a fresh connection; failures to start become observations. */
-  #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean) {
-    return inspectOverConnection<CodexConnection>(
-      {
-        open: () => this.#open(request.workspace, request.resources.mcp, signal),
-        inspect: (connection) => inspectConnection(connection, request.workspace, this.#executablePath(), signal),
-        secrets: configSecrets(this.#config),
-        redactor: this.#redactor,
-        describeUntyped: (error) => `codex app-server could not be started: ${stderrExcerpt(String(error))}`,
-      },
-      signal,
-      keep,
-    );
+  readonly #inspector = new ConnectionInspector<CodexConnection>({
+    inspection: (request, signal) => ({
+      open: () => this.#open(request.workspace, request.resources.mcp, signal),
+      inspect: (connection) => inspectConnection(connection, request.workspace, this.#executablePath(), signal),
+      secrets: configSecrets(this.#config),
+      redactor: this.#redactor,
+      describeUntyped: (error) => `codex app-server could not be started: ${stderrExcerpt(String(error))}`,
+    }),
+    standby: (connection) => new Standby(connection, this),
+  });
+
+  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
+    return this.#inspector.inspect(request, signal);
   }
 
-  async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
-    return (await this.#inspectWith(request, signal, false)).inspection;
-  }
-
-  async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
-    return keepAsStandby(await this.#inspectWith(request, signal, true), signal, (connection) => new Standby(connection, this));
+  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
+    return this.#inspector.prepare(request, signal);
   }
 
   /** `codex app-server` starts, resumes or forks a thread by request, so its unbound process serves any run. */
@@ -189,7 +192,6 @@ class CodexDriverImpl implements CodexDriver {
           if (this.#steers.get(runId) === steer) this.#steers.delete(runId);
         };
       },
-      ...(this.#config.effort !== undefined ? { defaultEffort: this.#config.effort } : {}),
     });
   }
 

@@ -95,8 +95,6 @@ export interface RunContext {
   acquire(request: RunRequest, signal: AbortSignal): Promise<CodexConnection>;
   /** Makes the run steerable; returns the unregister function. */
   registerSteer(runId: string, steer: (text: string, signal: AbortSignal) => Promise<void>): () => void;
-  /** Effort default from the driver config (a call's effort wins). */
-  defaultEffort?: string;
 }
 
 const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Error("aborted");
@@ -258,8 +256,8 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
 
     // --- start the turn ----------------------------------------------------------------------
     const turnParams: TurnStartParams = { threadId, input };
-    const effort = request.effort ?? context.defaultEffort;
-    if (effort !== undefined) turnParams.effort = effort;
+    // Core folds the config's default under the call's (Driver.defaults): this is the effective one.
+    if (request.effort !== undefined) turnParams.effort = request.effort;
     if (request.outputSchema !== undefined) turnParams.outputSchema = request.outputSchema as TurnStartParams["outputSchema"];
     signal.throwIfAborted();
     request.markDelivered();
@@ -309,9 +307,7 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   } catch (error) {
     await mapper.closeOpenItems().catch(() => undefined);
     await malformed.flush().catch(() => undefined);
-    await emitter.settled();
-    if (signal.aborted && !emitter.terminalEmitted) throw abortedReason(signal);
-    throw error;
+    throw await emitter.failure(error, signal);
   } finally {
     if (abortListener) signal.removeEventListener("abort", abortListener);
     unregisterSteer();

@@ -13,7 +13,7 @@ import type { Policy } from "../../driver/vocabulary.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { driverRedactor } from "../../driver/kit/env.js";
-import { inspectOverConnection, keepAsStandby } from "../../driver/kit/inspect.js";
+import { ConnectionInspector } from "../../driver/kit/inspect.js";
 import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
 import {
@@ -153,25 +153,22 @@ class PiDriverImpl implements PiDriver {
     });
   }
 
-  #inspectWith(request: InspectRequest, signal: AbortSignal, keep: boolean) {
-    return inspectOverConnection<PiConnection>(
-      {
-        open: () => this.#open(request.workspace, signal),
-        inspect: (connection) => inspectConnection(connection, this.#config.executable, signal),
-        secrets: configSecrets(this.#config),
-        redactor: this.#redactor,
-      },
-      signal,
-      keep,
-    );
+  readonly #inspector = new ConnectionInspector<PiConnection>({
+    inspection: (request, signal) => ({
+      open: () => this.#open(request.workspace, signal),
+      inspect: (connection) => inspectConnection(connection, this.#config.executable, signal),
+      secrets: configSecrets(this.#config),
+      redactor: this.#redactor,
+    }),
+    standby: (connection) => new Standby(connection, this),
+  });
+
+  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
+    return this.#inspector.inspect(request, signal);
   }
 
-  async inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
-    return (await this.#inspectWith(request, signal, false)).inspection;
-  }
-
-  async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
-    return keepAsStandby(await this.#inspectWith(request, signal, true), signal, (connection) => new Standby(connection, this));
+  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
+    return this.#inspector.prepare(request, signal);
   }
 
   canUseStandby(use: StandbyUse, standby: StandbyHandle): boolean {

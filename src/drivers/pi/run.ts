@@ -195,9 +195,7 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
   } catch (error) {
     await mapper.finish().catch(() => undefined);
     await connection.flushMalformed().catch(() => undefined);
-    await emitter.settled();
-    if (signal.aborted && !emitter.terminalEmitted) throw abortedReason(signal);
-    throw error;
+    throw await emitter.failure(error, signal);
   } finally {
     unregisterQueue?.();
     unbind();
