@@ -116,6 +116,7 @@ export type {
   InputKindCapability,
   InspectRequest,
   InspectResponse,
+  ModelDefaults,
   PrepareRequest,
   PrepareResponse,
   ResolvedInput,

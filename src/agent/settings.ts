@@ -1,9 +1,10 @@
 /**
  * The effective settings of a call (DESIGN §3, §7): the call's options over the agent's
- * `defaults`, copied so the caller may reuse its objects, and the compatibility signature that
- * keys the standby by everything that affects process reuse.
+ * `defaults`, over the driver config's model and effort (`Driver.defaults()`), copied so the
+ * caller may reuse its objects, and the compatibility signature that keys the standby by
+ * everything that affects process reuse.
  */
-import type { Driver, ResolvedResources } from "../driver/types.js";
+import type { Driver, ModelDefaults, ResolvedResources } from "../driver/types.js";
 import { ConfigError } from "../errors/index.js";
 import { signatureOf } from "../driver/signature.js";
 import type { JsonSchema } from "../driver/vocabulary.js";
@@ -17,6 +18,8 @@ export class CallSettings {
   readonly #resources: ResolvedResources;
   readonly #defaults: Omit<CallDefaults, "onApproval" | "onUserInput">;
   readonly #handlers: Pick<CallDefaults, "onApproval" | "onUserInput">;
+  /** The driver config's model and effort, below the agent's defaults and the call's options. */
+  readonly #driverDefaults: ModelDefaults;
 
   constructor(driver: Driver, driverId: string, workspace: string, resources: ResolvedResources, defaults: CallDefaults | undefined) {
     this.#driver = driver;
@@ -26,6 +29,7 @@ export class CallSettings {
     // Copied now: the host may reuse its objects; handlers are functions and kept as given.
     this.#defaults = structuredClone({ ...defaults, onApproval: undefined, onUserInput: undefined });
     this.#handlers = { onApproval: defaults?.onApproval, onUserInput: defaults?.onUserInput };
+    this.#driverDefaults = driverDefaults(driver);
   }
 
   /** The call's settings over the defaults, copied now: the caller may reuse its arrays and objects. */
@@ -36,10 +40,17 @@ export class CallSettings {
     if (rest.inputs !== undefined) merged.inputs = [...rest.inputs];
     if (rest.metadata !== undefined) merged.metadata = { ...rest.metadata };
     if (rest.outputSchema !== undefined) merged.outputSchema = copyOutputSchema(rest.outputSchema);
+    merged.model ??= this.#driverDefaults.model;
+    merged.effort ??= this.#driverDefaults.effort;
     for (const key of Object.keys(merged) as (keyof EffectiveCallOptions)[]) {
       if (merged[key] === undefined) delete merged[key];
     }
     return merged;
+  }
+
+  /** The driver config's model and effort (strings only), as core folds them. */
+  driverDefaults(): ModelDefaults {
+    return { ...this.#driverDefaults };
   }
 
   /** Everything that affects whether a provider process can be reused. */
@@ -54,6 +65,15 @@ export class CallSettings {
       policy: call.policy,
     });
   }
+}
+
+/** The driver's defaults, read once (its config is captured at construction); only strings count. */
+function driverDefaults(driver: Driver): ModelDefaults {
+  const given = driver.defaults?.();
+  const found: ModelDefaults = {};
+  if (typeof given?.model === "string" && given.model !== "") found.model = given.model;
+  if (typeof given?.effort === "string" && given.effort !== "") found.effort = given.effort;
+  return found;
 }
 
 function copyOutputSchema(schema: JsonSchema): JsonSchema {

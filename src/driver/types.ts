@@ -38,6 +38,12 @@ export interface Descriptor {
   configSchema?: JsonSchema;
 }
 
+/** Model and effort defaults a driver's config gives (see {@link Driver.defaults}). */
+export interface ModelDefaults {
+  model?: string;
+  effort?: string;
+}
+
 /** Stable resources resolved by core from construction options. */
 export interface ResolvedResources {
   instructions?: string;
@@ -163,6 +169,13 @@ export interface Driver {
   validatePolicy?(policy: Policy): void;
   /** A stable identity of the captured config that changes how the provider behaves (executable, home, provider). */
   fingerprint?(): string;
+  /**
+   * The model and effort the captured config gives as defaults. Core folds them under the call's
+   * options and the agent's `defaults` (a call wins, then the agent, then the driver), so
+   * `RunRequest`/`PrepareRequest` carry the effective values and the standby signature and the
+   * thread fingerprint see them; a driver does not fold its own defaults again. Absent: none.
+   */
+  defaults?(): ModelDefaults;
   /**
    * Secret values in the captured config — the provider key named by `apiKeyEnv`, secret-looking
    * entries of the child's `env`, header values. Core redacts them from every event, error,

@@ -1,18 +1,31 @@
 /**
  * The compatibility fingerprint of a thread (DESIGN §8): a hash per stable dimension — driver,
- * the driver's encoding-relevant config, workspace, instructions, tools, skills, MCP — and one
- * over all of them. Per-turn content (prompts, inputs, metadata) is never part of it. Parts are
+ * the driver's encoding-relevant config, workspace, instructions, tools, skills, MCP, and the
+ * model and effort the driver's config gives as defaults when it gives any — and one over all of
+ * them. Per-turn content (prompts, inputs, metadata) is never part of it. Parts are
  * kept so a mismatch can name the dimension without revealing any value.
  */
 import { signatureOf } from "../driver/signature.js";
-import type { Driver, ResolvedResources } from "../driver/types.js";
+import type { Driver, ModelDefaults, ResolvedResources } from "../driver/types.js";
 
 export interface ThreadFingerprint {
   value: string;
   parts: Record<string, string>;
 }
 
-export function threadFingerprint(driver: Driver, driverId: string, workspace: string, resources: ResolvedResources): ThreadFingerprint {
+/**
+ * `defaults` are the driver config's (`Driver.defaults()`), the same for every driver whatever its
+ * `fingerprint()` covers. The agent's `defaults` and a call's model or effort are call settings,
+ * chosen per turn, and never part of it. Absent defaults add no dimension, so a driver without
+ * any keeps the fingerprint it had before.
+ */
+export function threadFingerprint(
+  driver: Driver,
+  driverId: string,
+  workspace: string,
+  resources: ResolvedResources,
+  defaults: ModelDefaults = {},
+): ThreadFingerprint {
   const parts: Record<string, string> = {
     driver: signatureOf(driverId),
     "driver.config": signatureOf(driver.fingerprint?.() ?? null),
@@ -22,6 +35,8 @@ export function threadFingerprint(driver: Driver, driverId: string, workspace: s
     skills: signatureOf(resources.skills),
     mcp: signatureOf(resources.mcp),
   };
+  if (defaults.model !== undefined) parts.model = signatureOf(defaults.model);
+  if (defaults.effort !== undefined) parts.effort = signatureOf(defaults.effort);
   return { value: signatureOf(parts), parts };
 }
 

@@ -55,6 +55,11 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
       return configFingerprint(dialect.id, getLauncher().executable, captured);
     },
 
+    /** The config's model and effort; core folds them under the call's (see `Driver.defaults`). */
+    defaults() {
+      return { ...(captured.model !== undefined ? { model: captured.model } : {}), ...(captured.effort !== undefined ? { effort: captured.effort } : {}) };
+    },
+
     secrets() {
       return [...secretEnvValues(captured.env, [captured.provider?.apiKeyEnv]), ...(launcher?.secrets ?? [])];
     },
