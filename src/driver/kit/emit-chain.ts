@@ -75,6 +75,16 @@ export class OrderedEmitter {
     return this.#chain;
   }
 
+  /**
+   * What a run that failed with `error` throws, once every queued event has settled: the abort
+   * reason when it was aborted before a terminal event was queued, else `error`.
+   */
+  async failure(error: unknown, signal: AbortSignal): Promise<unknown> {
+    await this.#chain;
+    if (signal.aborted && !this.#terminalEmitted) return signal.reason ?? new Error("aborted");
+    return error;
+  }
+
   /** Waits for every queued event; rejects with the sink's first failure, if any. */
   async drain(): Promise<void> {
     await this.#chain;
