@@ -18,6 +18,7 @@ import { startupDeadline } from "./startup-deadline.js";
 import { inputPathPlaceholders } from "./input-paths.js";
 import { RunStreamImpl, type RunStream } from "./run-stream.js";
 import { CheckedSink } from "./sink.js";
+import { midRunInput } from "./mid-run.js";
 import { createHostBridge, type HostBridge } from "./host-bridge.js";
 import { decideOutcome, failureOf, runStatus, type RunObservation, type RunOutcome } from "./outcome.js";
 
@@ -99,7 +100,15 @@ export function startExecution(
     untrack();
     settle();
   });
-  return new RunStreamImpl({ timeline, result, settled, cancel });
+  const input = midRunInput({
+    driver: context.driver,
+    driverId: context.driverId,
+    runId,
+    signal: controller.signal,
+    ended: () => timeline.ended,
+    redactor: () => context.redactor,
+  });
+  return new RunStreamImpl({ timeline, result, settled, cancel, input });
 }
 
 /** What one run accumulates on its way to the terminal; the outcome decision reads it. */

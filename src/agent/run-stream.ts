@@ -5,6 +5,7 @@
  */
 import type { AgentEvent, Result } from "../events/types.js";
 import type { RunTimeline } from "../events/timeline.js";
+import type { MidRunInput } from "./mid-run.js";
 
 export interface RunStream extends AsyncIterable<AgentEvent> {
   readonly runId: string;
@@ -12,6 +13,18 @@ export interface RunStream extends AsyncIterable<AgentEvent> {
   readonly result: Promise<Result>;
   /** Cancel the run; it ends with `run.cancelled`. Idempotent. */
   cancel(reason?: string): void;
+  /**
+   * Deliver `text` to the running turn at its next safe point (natively: Codex `turn/steer`, Pi's
+   * `steer`). Rejects with `FeatureUnsupportedError` when `descriptor().features.steer` is not
+   * `"native"`, and with `steer_rejected` once the run has ended.
+   */
+  steer(text: string): Promise<"native">;
+  /**
+   * Queue `text` for when the run would otherwise end; the same run goes on with it as the next
+   * user message. Rejects with `FeatureUnsupportedError` when the driver has no follow-up queue
+   * (`Driver.followUp`), and with `steer_rejected` once the run has ended.
+   */
+  followUp(text: string): Promise<void>;
 }
 
 export class RunStreamImpl implements RunStream {
@@ -20,6 +33,7 @@ export class RunStreamImpl implements RunStream {
   readonly #timeline: RunTimeline;
   readonly #settled: Promise<void>;
   readonly #cancel: (reason?: string) => void;
+  readonly #input: MidRunInput;
   #iterated = false;
 
   constructor(options: {
@@ -27,6 +41,7 @@ export class RunStreamImpl implements RunStream {
     result: Promise<Result>;
     settled: Promise<void>;
     cancel: (reason?: string) => void;
+    input: MidRunInput;
   }) {
     this.runId = options.timeline.runId;
     this.#timeline = options.timeline;
@@ -35,10 +50,19 @@ export class RunStreamImpl implements RunStream {
     this.result.catch(() => undefined);
     this.#settled = options.settled;
     this.#cancel = options.cancel;
+    this.#input = options.input;
   }
 
   cancel(reason?: string): void {
     this.#cancel(reason);
+  }
+
+  steer(text: string): Promise<"native"> {
+    return this.#input.steer(text);
+  }
+
+  followUp(text: string): Promise<void> {
+    return this.#input.followUp(text);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {

@@ -198,6 +198,12 @@ export interface Driver {
    * `descriptor().features.steer` is `"native"`; rejects when the run has already ended.
    */
   steer?(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Queue `text` for the run in flight, delivered when it would otherwise end: the run goes on
+   * with it as the next user message. Present exactly when the provider has such a queue (core
+   * derives support from the method's presence); rejects when the run has already ended.
+   */
+  followUp?(runId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Reclaim every process the driver owns. */
   close(): Promise<void>;
 }
