@@ -40,6 +40,11 @@ export interface ExecutionContext {
    * compatible and the driver says it can serve the run; otherwise it stays for a later run.
    */
   claimStandby(options: EffectiveCallOptions, thread: ThreadBinding | undefined): StandbyHandle | undefined;
+  /** Where a thread run's warm writer goes (`writer.ts`); absent or disabled: none is kept. */
+  writers?: {
+    readonly enabled: boolean;
+    keep(threadId: string, options: EffectiveCallOptions, writer: StandbyHandle, served: { providerSessionId: string; runId: string }): void;
+  };
   /** Register the run so `close()` can cancel it and wait for it. */
   track(run: { cancel(reason: unknown): void; settled: Promise<void> }): () => void;
 }
@@ -108,7 +113,7 @@ export function startExecution(
     ended: () => timeline.ended,
     redactor: () => context.redactor,
   });
-  return new RunStreamImpl({ timeline, result, settled, cancel, input });
+  return new RunStreamImpl({ timeline, result, settled, cancel, input, stopping: () => controller.signal.aborted });
 }
 
 /** What one run accumulates on its way to the terminal; the outcome decision reads it. */
@@ -155,6 +160,7 @@ async function runToTerminal(
     observe: (event) => deadline.observe(event),
     onTerminal: () => deadline.dispose(),
     bound: thread ? (providerSessionId) => thread.bound(providerSessionId) : undefined,
+    stopping: () => controller.signal.aborted,
   });
   const bridge = createHostBridge({
     timeline,
@@ -180,8 +186,9 @@ async function runToTerminal(
     scope.thrown = error;
   } finally {
     deadline.dispose();
-    // The driver and its event sources have stopped: its standby and the run's input copies go.
-    await scope.standby?.close();
+    // The driver and its event sources have stopped: its standby and the run's input copies go
+    // (unless the driver handed the standby's process back as the thread's warm writer).
+    if (scope.response?.writer === undefined) await scope.standby?.close();
     await scope.materialized?.dispose();
   }
   return conclude(scope, cancelReason, startedAt);
@@ -256,6 +263,7 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
   if (options.metadata !== undefined) request.metadata = { ...options.metadata };
   if (scope.binding) request.thread = { ...scope.binding };
   if (scope.standby) request.standby = scope.standby;
+  if (scope.binding && context.writers?.enabled) request.keepWarm = true;
   return request;
 }
 
@@ -281,7 +289,21 @@ async function conclude(scope: RunScope, cancelReason: () => string | undefined,
       seen.fatal ??= error;
     }
   }
+  await keepOrRetireWriter(scope, seen, providerSessionId);
   return publishOutcome(scope, decideOutcome(seen, cancelReason()), providerSessionId, startedAt);
+}
+
+/** A completed thread turn's warm writer is kept for the next turn; any other run's is retired. */
+async function keepOrRetireWriter(scope: RunScope, seen: RunObservation, providerSessionId: string | undefined): Promise<void> {
+  const writer = scope.response?.writer;
+  if (writer === undefined) return;
+  delete scope.response!.writer;
+  const writers = scope.context.writers;
+  if (scope.thread && scope.binding && writers && providerSessionId !== undefined && runStatus(seen) === "completed") {
+    writers.keep(scope.thread.threadId, scope.options, writer, { providerSessionId, runId: scope.timeline.runId });
+    return;
+  }
+  await writer.close().catch(() => undefined);
 }
 
 /** Publish the decided terminal; resolve with the result or reject with the run's error. */

@@ -6,6 +6,9 @@
 import type { AgentEvent, Result } from "../events/types.js";
 import type { RunTimeline } from "../events/timeline.js";
 import type { MidRunInput } from "./mid-run.js";
+import { StopGate } from "./stop-gate.js";
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 export interface RunStream extends AsyncIterable<AgentEvent> {
   readonly runId: string;
@@ -34,6 +37,7 @@ export class RunStreamImpl implements RunStream {
   readonly #settled: Promise<void>;
   readonly #cancel: (reason?: string) => void;
   readonly #input: MidRunInput;
+  readonly #stopping: () => boolean;
   #iterated = false;
 
   constructor(options: {
@@ -42,6 +46,8 @@ export class RunStreamImpl implements RunStream {
     settled: Promise<void>;
     cancel: (reason?: string) => void;
     input: MidRunInput;
+    /** Whether the run is stopping: events queued before the stop are then read quietly. */
+    stopping?: () => boolean;
   }) {
     this.runId = options.timeline.runId;
     this.#timeline = options.timeline;
@@ -51,6 +57,7 @@ export class RunStreamImpl implements RunStream {
     this.#settled = options.settled;
     this.#cancel = options.cancel;
     this.#input = options.input;
+    this.#stopping = options.stopping ?? (() => false);
   }
 
   cancel(reason?: string): void {
@@ -69,23 +76,30 @@ export class RunStreamImpl implements RunStream {
     if (this.#iterated) throw new TypeError("a run stream can be iterated only once");
     this.#iterated = true;
     const timeline = this.#timeline;
+    const stopping = this.#stopping;
+    // Events the buffer still holds when the run stops were published before it: they are read
+    // through the same quiet-stop rule as the sink's, so no delta or new item follows the stop.
+    const gate = new StopGate();
     /** The consumer stopped reading: the terminal the cancel produces is not read after that. */
     let returned = false;
+    const next = (): Promise<IteratorResult<AgentEvent>> => {
+      if (returned) return Promise.resolve(DONE);
+      for (let queued = timeline.buffer.tryShift(); queued !== undefined; queued = timeline.buffer.tryShift()) {
+        if (gate.admit(queued, stopping())) return Promise.resolve({ done: false, value: queued });
+      }
+      return timeline.buffer.shift().then((event) => {
+        if (event === undefined) return DONE;
+        return gate.admit(event, stopping()) ? { done: false, value: event } : next();
+      });
+    };
     return {
-      next: () => {
-        if (returned) return Promise.resolve({ done: true, value: undefined });
-        const queued = timeline.buffer.tryShift();
-        if (queued !== undefined) return Promise.resolve({ done: false, value: queued });
-        return timeline.buffer.shift().then((event) =>
-          event === undefined ? { done: true, value: undefined } : { done: false, value: event },
-        );
-      },
+      next,
       return: async () => {
         returned = true;
         if (!timeline.ended) this.#cancel("the consumer stopped reading");
         timeline.discard();
         await this.#settled;
-        return { done: true, value: undefined };
+        return DONE;
       },
     };
   }

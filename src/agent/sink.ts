@@ -11,6 +11,7 @@ import type { DriverEvent } from "../events/types.js";
 import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
 import type { Redactor } from "../redact/redact.js";
 import type { AnnouncedTerminal } from "./outcome.js";
+import { StopGate } from "./stop-gate.js";
 
 /** Event types whose text is model output; every other event is redacted before publication. */
 const CONTENT_EVENTS: ReadonlySet<string> = new Set(["message.delta", "message.completed", "reasoning.delta", "reasoning.completed"]);
@@ -28,6 +29,8 @@ export interface CheckedSinkOptions {
   onTerminal(): void;
   /** The thread's hook for a provider session id; awaited before `thread.bound` is published. */
   bound?: ((providerSessionId: string) => Promise<void>) | undefined;
+  /** Whether the run is stopping: from then on only closings of open items are published. */
+  stopping?: (() => boolean) | undefined;
 }
 
 /** The sink a driver sees, with what it observed for the outcome decision. */
@@ -39,6 +42,7 @@ export class CheckedSink implements EventSink {
   /** The last provider session id the driver reported. */
   providerSessionId: string | undefined;
   readonly #options: CheckedSinkOptions;
+  readonly #gate = new StopGate();
 
   constructor(options: CheckedSinkOptions) {
     this.#options = options;
@@ -61,12 +65,15 @@ export class CheckedSink implements EventSink {
         return undefined;
       }
       this.#options.observe(event);
+      // A stopping run is quiet: what the provider still streams is dropped here, before it
+      // costs a redaction, a transcript entry or a place in the consumer's buffer.
+      const quiet = !this.#gate.admit(event, this.#options.stopping?.() === true);
       if (event.type === "thread.bound") {
         this.providerSessionId = event.providerSessionId;
         const bound = this.#options.bound;
-        if (bound) return bound(event.providerSessionId).then(() => this.publish(event));
+        if (bound) return bound(event.providerSessionId).then(() => (quiet ? undefined : this.publish(event)));
       }
-      return this.publish(event);
+      return quiet ? undefined : this.publish(event);
     } catch (error) {
       return Promise.reject(error);
     }
