@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 
 import { createAgent } from "../../../src/agent/agent.js";
 import { pi } from "../../../src/drivers/pi/index.js";
+import type { AgentEvent } from "../../../src/events/types.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/fake-pi.mjs", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "pi-stream-steer-"));
@@ -31,7 +32,9 @@ describe("pi driver on a fake pi --mode rpc: steer and follow-up from the stream
     const agent = createAgent(driver, { workspace: root });
     try {
       const stream = agent.stream("HOLD while I think");
+      const events: AgentEvent[] = [];
       for await (const event of stream) {
+        events.push(event);
         if (event.type === "tool.started") {
           await expect(stream.steer("use the other approach")).resolves.toBe("native");
           await stream.followUp("now summarise");
@@ -44,6 +47,10 @@ describe("pi driver on a fake pi --mode rpc: steer and follow-up from the stream
         expect.objectContaining({ prompt: "now summarise", via: "follow_up" }),
       ]);
       expect(result.text).toBe("Followed: now summarise");
+      // The steered answer streamed after the tool's result, in the same run, which then completed.
+      const order = events.map((e) => e.type);
+      expect(order.indexOf("tool.completed")).toBeLessThan(order.lastIndexOf("message.delta"));
+      expect(order.at(-1)).toBe("run.completed");
       await expect(stream.followUp("too late")).rejects.toMatchObject({ code: "steer_rejected" });
     } finally {
       await agent.close();
