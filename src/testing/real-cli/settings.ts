@@ -116,46 +116,60 @@ async function codexConfig(input: RealCliSettingsInput, configDir: string): Prom
   await writeFile(join(configDir, "config.toml"), toml, "utf8");
 }
 
+/**
+ * The Claude Code CLI's variables, shared by `claude` and the CLI `claude-agent-acp` bundles.
+ * CLAUDE_CONFIG_DIR moves `.claude.json` too; CLAUDE_CODE_TMPDIR moves its `/tmp/claude-<uid>` and
+ * `cc-socks` dirs. CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC is the one switch that removed every
+ * background connection without credentials. Retries default to 10 with backoff, so they are
+ * turned off.
+ */
+function claudeEnv(input: RealCliSettingsInput, configDir: string): Record<string, string> {
+  return {
+    ...baseEnv(input),
+    CLAUDE_CONFIG_DIR: configDir,
+    CLAUDE_CODE_TMPDIR: input.dirs.tmp,
+    ANTHROPIC_BASE_URL: input.serverUrl,
+    ANTHROPIC_API_KEY: input.apiKey,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+    CLAUDE_CODE_MAX_RETRIES: "0",
+    BUN_ENABLE_CRASH_REPORTING: "0",
+  };
+}
+
+/** `settings.json` of gemini and its fork qwen: usage statistics and telemetry off, plus `general`. */
+async function geminiStyleSettings(configDir: string, general: Record<string, boolean>): Promise<void> {
+  await writeJson(join(configDir, "settings.json"), {
+    general,
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+  });
+}
+
 type Writer = (input: RealCliSettingsInput) => Promise<RealCliSettings>;
 
+/** codex and codex-acp: the same CODEX_HOME and provider; only the protocol arguments differ. */
+function codexWriter(args: string[]): Writer {
+  return async (input) => {
+    const configDir = join(input.dirs.home, ".codex");
+    await codexConfig(input, configDir);
+    const env = { ...baseEnv(input), CODEX_HOME: configDir, [SCRIPTED_KEY_ENV]: input.apiKey };
+    return { env, args: [...args], configDir };
+  };
+}
+
 const writers: Record<RealCliName, Writer> = {
-  async codex(input) {
-    const configDir = join(input.dirs.home, ".codex");
-    await codexConfig(input, configDir);
-    const env = { ...baseEnv(input), CODEX_HOME: configDir, [SCRIPTED_KEY_ENV]: input.apiKey };
-    return { env, args: ["app-server"], configDir };
-  },
+  codex: codexWriter(["app-server"]),
+  "codex-acp": codexWriter([]),
 
-  async "codex-acp"(input) {
-    const configDir = join(input.dirs.home, ".codex");
-    await codexConfig(input, configDir);
-    const env = { ...baseEnv(input), CODEX_HOME: configDir, [SCRIPTED_KEY_ENV]: input.apiKey };
-    return { env, args: [], configDir };
-  },
-
-  /**
-   * claude: everything through env. CLAUDE_CONFIG_DIR moves `.claude.json` too; CLAUDE_CODE_TMPDIR
-   * moves its `/tmp/claude-<uid>` and `cc-socks` dirs. CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC is
-   * the one switch that removed every background connection without credentials. Retries default
-   * to 10 with backoff, so they are turned off.
-   */
+  /** claude: everything through env (`claudeEnv`). */
   async claude(input) {
     const configDir = join(input.dirs.home, ".claude");
     await mkdir(configDir, { recursive: true });
-    const env = {
-      ...baseEnv(input),
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_TMPDIR: input.dirs.tmp,
-      ANTHROPIC_BASE_URL: input.serverUrl,
-      ANTHROPIC_API_KEY: input.apiKey,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      DISABLE_BUG_COMMAND: "1",
-      CLAUDE_CODE_MAX_RETRIES: "0",
-      BUN_ENABLE_CRASH_REPORTING: "0",
-    };
+    const env = claudeEnv(input, configDir);
     const args = [
       "--input-format",
       "stream-json",
@@ -180,21 +194,7 @@ const writers: Record<RealCliName, Writer> = {
   async "claude-agent-acp"(input) {
     const configDir = join(input.dirs.home, ".claude");
     await mkdir(configDir, { recursive: true });
-    const env: Record<string, string> = {
-      ...baseEnv(input),
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_TMPDIR: input.dirs.tmp,
-      ANTHROPIC_BASE_URL: input.serverUrl,
-      ANTHROPIC_API_KEY: input.apiKey,
-      ANTHROPIC_MODEL: input.model,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      DISABLE_BUG_COMMAND: "1",
-      CLAUDE_CODE_MAX_RETRIES: "0",
-      BUN_ENABLE_CRASH_REPORTING: "0",
-    };
+    const env: Record<string, string> = { ...claudeEnv(input, configDir), ANTHROPIC_MODEL: input.model };
     if (typeof process.getuid === "function" && process.getuid() === 0) env.IS_SANDBOX = "1";
     return { env, args: [], configDir };
   },
@@ -205,11 +205,7 @@ const writers: Record<RealCliName, Writer> = {
    */
   async gemini(input) {
     const configDir = join(input.dirs.home, ".gemini");
-    await writeJson(join(configDir, "settings.json"), {
-      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-    });
+    await geminiStyleSettings(configDir, { enableAutoUpdate: false, enableAutoUpdateNotification: false });
     const env = {
       ...baseEnv(input),
       GEMINI_CLI_HOME: input.dirs.home,
@@ -224,11 +220,7 @@ const writers: Record<RealCliName, Writer> = {
   /** qwen: OpenAI-compatible env; no `authenticate` call needed. */
   async qwen(input) {
     const configDir = join(input.dirs.home, ".qwen");
-    await writeJson(join(configDir, "settings.json"), {
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-    });
+    await geminiStyleSettings(configDir, { disableAutoUpdate: true, disableUpdateNag: true });
     const env = {
       ...baseEnv(input),
       OPENAI_API_KEY: input.apiKey,
