@@ -28,7 +28,7 @@ function unrulyDriver(): Driver {
       if (i % 100 === 0) {
         await sink.emit({ type: "tool.started", callId: `late-${i}`, kind: "other", title: "late tool" });
         await sink.emit({ type: "tool.updated", callId: "c1", output: "late output" });
-        await sink.emit({ type: "notice", level: "info", code: "late", message: "still talking" });
+        await sink.emit({ type: "notice", level: "info", code: "fake_notice", message: "still talking" });
         await sink.emit({ type: "message.completed", itemId: `new-${i}`, text: "a message never started" });
       }
     }
