@@ -2,7 +2,7 @@
  * The process side of a driver's connection: spawning the child with exactly the launch
  * settings, and the lifecycle every connection shares (pid, alive, exited, one close).
  */
-import { spawnProcess, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { spawnProcess, STOP_ESCALATION, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import type { OwnedConnection } from "./processes.js";
 
@@ -78,4 +78,33 @@ export abstract class ProcessConnection implements OwnedConnection {
 
   /** The protocol's way of ending the process (end its input, wait, stop the group). */
   protected abstract shutdown(): Promise<void>;
+}
+
+/**
+ * The first step of stopping a turn the host cancelled ({@link STOP_ESCALATION}): send the
+ * protocol's interrupt and give the provider `graceMs` to end its turn. Resolves when the turn
+ * ended (the interrupt was answered and `turnEnded` settled, or `turnEnded` settled on its own) or
+ * the grace ran out; never rejects. The caller then stops the process group — stdin end and
+ * SIGTERM, SIGKILL after the policy's `termGraceMs` — so a provider that ignores everything is
+ * gone within about a second.
+ */
+export async function interruptWithinGrace(
+  interrupt: () => Promise<unknown>,
+  turnEnded: Promise<unknown>,
+  graceMs: number = STOP_ESCALATION.interruptGraceMs,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+  const ended = turnEnded.then(
+    () => undefined,
+    () => undefined,
+  );
+  const answered = Promise.resolve()
+    .then(interrupt)
+    .then(
+      () => ended,
+      () => ended,
+    );
+  await Promise.race([answered, ended, grace]);
+  clearTimeout(timer);
 }

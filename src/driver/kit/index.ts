@@ -8,6 +8,8 @@
  * @packageDocumentation
  */
 
+/** The shared lifecycle of a process-backed driver: owned processes, inspect, prepare, stats, close. */
+export { ProcessBackedDriver } from "./driver-base.js";
 /** Processes a driver owns: live set, start count, the "driver closed" rule. */
 export { OwnedProcesses } from "./processes.js";
 /** Processes a driver owns: the stats type, the connection contract, the start callback. */

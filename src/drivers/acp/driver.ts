@@ -20,8 +20,9 @@ import type {
 } from "../../driver/types.js";
 import { secretEnvValues, type Redactor } from "../../redact/redact.js";
 import { driverRedactor } from "../../driver/kit/env.js";
-import { ConnectionInspector } from "../../driver/kit/inspect.js";
-import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
+import { ProcessBackedDriver } from "../../driver/kit/driver-base.js";
+import type { ConnectionInspection } from "../../driver/kit/inspect.js";
+import type { ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
 import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
@@ -64,17 +65,16 @@ export function isAcpStandby(handle: unknown): handle is AcpStandby {
   return handle instanceof Standby;
 }
 
-class AcpDriverImpl implements AcpDriver {
+class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDriver {
   readonly #config: ResolvedAcpConfig;
   readonly #redactor: Redactor;
-  readonly #processes: OwnedProcesses<AcpConnection>;
   readonly #descriptor: Descriptor;
   readonly #sessionsCreated = new Map<string, number>();
 
   constructor(config: ResolvedAcpConfig) {
+    super("acp", config.preset.install);
     this.#config = config;
     this.#redactor = driverRedactor(config.env, configSecrets(config));
-    this.#processes = new OwnedProcesses("acp", config.preset.install);
     this.#descriptor = {
       id: config.preset.id,
       name: config.preset.name,
@@ -118,36 +118,26 @@ class AcpDriverImpl implements AcpDriver {
     return [...configSecrets(this.#config), ...secretEnvValues(this.#config.env)];
   }
 
-  processes(): AcpProcessStats {
-    return this.#processes.stats();
-  }
-
   #open(cwd: string, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
     const inspectArgs = this.#config.preset.inspectArgs;
     const config = authenticate || inspectArgs === undefined ? this.#config : { ...this.#config, args: [...(this.#config.args ?? []), ...inspectArgs] };
-    return this.#processes.open((onSpawn) => AcpConnection.open({ config, cwd, redactor: this.#redactor, signal, authenticate, onSpawn }));
+    return this.owned.open((onSpawn) => AcpConnection.open({ config, cwd, redactor: this.#redactor, signal, authenticate, onSpawn }));
   }
 
   /** Inspection without `authenticate`; `prepare()` authenticates the process it keeps. */
-  readonly #inspector = new ConnectionInspector<AcpConnection>({
-    inspection: (request, signal, keep) => ({
+  protected inspection(request: InspectRequest, signal: AbortSignal, keep: boolean): ConnectionInspection<AcpConnection> {
+    return {
       open: () => this.#open(request.workspace, signal, keep),
       inspect: (connection) => inspectConnection(connection, this.#config.command, signal),
       secrets: configSecrets(this.#config),
       redactor: this.#redactor,
       reportedCodes: ["auth_required"],
-    }),
-    // Every known ACP agent creates no session until asked, so an initialized process is a safe,
-    // unbound standby.
-    standby: (connection) => new Standby(connection, this),
-  });
-
-  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
-    return this.#inspector.inspect(request, signal);
+    };
   }
 
-  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
-    return this.#inspector.prepare(request, signal);
+  /** Every known ACP agent creates no session until asked, so an initialized process is a safe, unbound standby. */
+  protected standby(connection: AcpConnection): StandbyHandle {
+    return new Standby(connection, this);
   }
 
   /**
@@ -169,10 +159,6 @@ class AcpDriverImpl implements AcpDriver {
         return standby ?? this.#open(req.workspace, runSignal, true);
       },
     });
-  }
-
-  close(): Promise<void> {
-    return this.#processes.close();
   }
 }
 

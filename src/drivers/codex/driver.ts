@@ -23,8 +23,9 @@ import { ProviderError } from "../../errors/index.js";
 import { secretEnvValues, type Redactor } from "../../redact/redact.js";
 import { stderrExcerpt } from "../../driver/json.js";
 import { driverRedactor } from "../../driver/kit/env.js";
-import { ConnectionInspector } from "../../driver/kit/inspect.js";
-import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
+import { ProcessBackedDriver } from "../../driver/kit/driver-base.js";
+import type { ConnectionInspection } from "../../driver/kit/inspect.js";
+import type { ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
 import {
   CODEX_CONFIG_SCHEMA,
@@ -102,14 +103,21 @@ class Standby extends ClaimableStandby<CodexConnection> implements CodexStandby 
   }
 }
 
-class CodexDriverImpl implements CodexDriver {
+/** A thread's warm writer: an app-server whose completed turn left `session` loaded (see `RunResponse.writer`). */
+class Writer extends ClaimableStandby<CodexConnection> {
+  constructor(connection: CodexConnection, owner: object, readonly session: string) {
+    super(connection, owner);
+  }
+}
+
+class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements CodexDriver {
   readonly #config: ResolvedCodexConfig;
   readonly #executable: ResolvedExecutable | undefined;
   readonly #redactor: Redactor;
-  readonly #processes = new OwnedProcesses<CodexConnection>("codex", CODEX_INSTALL);
   readonly #steers = new Map<string, (text: string, signal: AbortSignal) => Promise<void>>();
 
   constructor(config: ResolvedCodexConfig) {
+    super("codex", CODEX_INSTALL);
     this.#config = config;
     const path = Object.hasOwn(config.env, "PATH") ? config.env.PATH : process.env.PATH;
     this.#executable = resolveExecutable(config.executable, path);
@@ -141,12 +149,8 @@ class CodexDriverImpl implements CodexDriver {
     return [...configSecrets(this.#config), ...secretEnvValues(this.#config.env)];
   }
 
-  processes(): CodexProcessStats {
-    return this.#processes.stats();
-  }
-
   #open(cwd: string, mcp: readonly McpServerConfig[], signal: AbortSignal): Promise<CodexConnection> {
-    return this.#processes.open((onSpawn) =>
+    return this.owned.open((onSpawn) =>
       CodexConnection.open({ config: this.#config, executable: this.#executable, cwd, mcp, redactor: this.#redactor, signal, onSpawn }),
     );
   }
@@ -156,36 +160,39 @@ class CodexDriverImpl implements CodexDriver {
   }
 
   /** Inspection over a fresh connection; failures to start become observations. */
-  readonly #inspector = new ConnectionInspector<CodexConnection>({
-    inspection: (request, signal) => ({
+  protected inspection(request: InspectRequest, signal: AbortSignal): ConnectionInspection<CodexConnection> {
+    return {
       open: () => this.#open(request.workspace, request.resources.mcp, signal),
       inspect: (connection) => inspectConnection(connection, request.workspace, this.#executablePath(), signal),
       secrets: configSecrets(this.#config),
       redactor: this.#redactor,
       describeUntyped: (error) => `codex app-server could not be started: ${stderrExcerpt(String(error))}`,
-    }),
-    standby: (connection) => new Standby(connection, this),
-  });
-
-  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
-    return this.#inspector.inspect(request, signal);
+    };
   }
 
-  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
-    return this.#inspector.prepare(request, signal);
+  protected standby(connection: CodexConnection): StandbyHandle {
+    return new Standby(connection, this);
   }
 
-  /** `codex app-server` starts, resumes or forks a thread by request, so its unbound process serves any run. */
-  canUseStandby(_use: StandbyUse, standby: StandbyHandle): boolean {
+  /**
+   * `codex app-server` starts, resumes or forks a thread by request, so its unbound process serves
+   * any run; a warm writer serves only the next turn of the session it has loaded.
+   */
+  canUseStandby(use: StandbyUse, standby: StandbyHandle): boolean {
+    if (standby instanceof Writer) return use.thread?.providerSessionId === standby.session && use.thread.fork !== true;
     return standby instanceof Standby;
   }
 
   async run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
+    let loaded: string | undefined;
     return runTurn(request, sink, signal, {
       acquire: async (req, runSignal) => {
-        const standby = req.standby instanceof Standby ? req.standby.claim(this) : undefined;
+        const standby = req.standby instanceof Standby || req.standby instanceof Writer ? req.standby.claim(this) : undefined;
+        if (standby && req.standby instanceof Writer) loaded = req.standby.session;
         return standby ?? this.#open(req.workspace, req.resources.mcp, runSignal);
       },
+      loadedThread: () => loaded,
+      keep: (connection, threadId) => new Writer(connection, this, threadId),
       registerSteer: (runId, steer) => {
         this.#steers.set(runId, steer);
         return () => {
@@ -202,9 +209,6 @@ class CodexDriverImpl implements CodexDriver {
     await steer(text, signal);
   }
 
-  close(): Promise<void> {
-    return this.#processes.close();
-  }
 }
 
 /**

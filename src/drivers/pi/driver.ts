@@ -13,8 +13,9 @@ import type { Policy } from "../../driver/vocabulary.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { driverRedactor } from "../../driver/kit/env.js";
-import { ConnectionInspector } from "../../driver/kit/inspect.js";
-import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
+import { ProcessBackedDriver } from "../../driver/kit/driver-base.js";
+import type { ConnectionInspection } from "../../driver/kit/inspect.js";
+import type { ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
 import {
   BOUND_KEY_ENV,
@@ -65,16 +66,16 @@ class Standby extends ClaimableStandby<PiConnection> {
 
 type QueueSender = (kind: "steer" | "follow_up", text: string, signal: AbortSignal) => Promise<void>;
 
-class PiDriverImpl implements PiDriver {
+class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver {
   readonly #config: ResolvedPiConfig;
   readonly #redactor: Redactor;
-  readonly #processes = new OwnedProcesses<PiConnection>("pi", INSTALL);
   readonly #queues = new Map<string, QueueSender>();
   readonly #descriptor: Descriptor;
   /** The isolated agent directory holding a bound provider's `models.json`. */
   #agentDir: Promise<string> | undefined;
 
   constructor(config: ResolvedPiConfig) {
+    super("pi", INSTALL);
     this.#config = config;
     this.#redactor = driverRedactor(config.env, configSecrets(config));
     this.#descriptor = {
@@ -112,10 +113,6 @@ class PiDriverImpl implements PiDriver {
     return configSecrets(this.#config);
   }
 
-  processes(): PiProcessStats {
-    return this.#processes.stats();
-  }
-
   #boundAgentDir(): Promise<string> {
     const provider = this.#config.provider!;
     this.#agentDir ??= (async () => {
@@ -146,29 +143,24 @@ class PiDriverImpl implements PiDriver {
   }
 
   #open(cwd: string, signal: AbortSignal, session: string[] = []): Promise<PiConnection> {
-    return this.#processes.open(async (onSpawn) => {
+    return this.owned.open(async (onSpawn) => {
       const { args, env } = await this.#spawnArgs(session);
       const c = this.#config;
       return PiConnection.open({ command: c.executable, args, cwd, env, inheritEnv: c.inheritEnv, redactor: this.#redactor, initializeTimeoutMs: c.initializeTimeoutMs, signal, onSpawn });
     });
   }
 
-  readonly #inspector = new ConnectionInspector<PiConnection>({
-    inspection: (request, signal) => ({
+  protected inspection(request: InspectRequest, signal: AbortSignal): ConnectionInspection<PiConnection> {
+    return {
       open: () => this.#open(request.workspace, signal),
       inspect: (connection) => inspectConnection(connection, this.#config.executable, signal),
       secrets: configSecrets(this.#config),
       redactor: this.#redactor,
-    }),
-    standby: (connection) => new Standby(connection, this),
-  });
-
-  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
-    return this.#inspector.inspect(request, signal);
+    };
   }
 
-  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
-    return this.#inspector.prepare(request, signal);
+  protected standby(connection: PiConnection): StandbyHandle {
+    return new Standby(connection, this);
   }
 
   canUseStandby(use: StandbyUse, standby: StandbyHandle): boolean {
@@ -209,8 +201,8 @@ class PiDriverImpl implements PiDriver {
     return this.#queue("follow_up", runId, text, signal);
   }
 
-  async close(): Promise<void> {
-    await this.#processes.close();
+  override async close(): Promise<void> {
+    await super.close();
     const dir = this.#agentDir;
     this.#agentDir = undefined;
     if (dir !== undefined) await rm(await dir.catch(() => ""), { recursive: true, force: true }).catch(() => {});
