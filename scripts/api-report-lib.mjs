@@ -18,6 +18,7 @@ export const REPORTS = Object.freeze([
       report: `agent-adaptor-drivers-${name}.api.md`,
     }),
   ),
+  Object.freeze({ entry: "agent-adaptor/driver-kit", config: "api-extractor.driver-kit.json", report: "agent-adaptor-driver-kit.api.md" }),
 ]);
 
 /** Identifiers that must never appear in a report. */
