@@ -228,7 +228,7 @@ describeRealCli("pi", () => {
     });
   });
 
-  it("steer and follow-up reach the model as the next user messages of the same run", async () => {
+  it("stream.steer() and stream.followUp() reach the model as the next user messages of the same run", async () => {
     const script = {
       turns: [
         { match: { lastUserTextContains: "start working" }, reply: { toolCalls: [{ id: "call_wait", name: "bash", arguments: { command: "sleep 1; echo waited" } }] } },
@@ -246,8 +246,8 @@ describeRealCli("pi", () => {
         for await (const event of stream) {
           events.push(event);
           if (event.type === "tool.started") {
-            await driver.steer(stream.runId, "STEERED: use the other approach", AbortSignal.timeout(30_000));
-            await driver.followUp(stream.runId, "FOLLOWED: now summarise", AbortSignal.timeout(30_000));
+            await expect(stream.steer("STEERED: use the other approach")).resolves.toBe("native");
+            await stream.followUp("FOLLOWED: now summarise");
           }
         }
         const result = await stream.result;
@@ -256,12 +256,13 @@ describeRealCli("pi", () => {
         expect(requests.map((r) => lastUserText(r))).toEqual(["Please start working", "STEERED: use the other approach", "FOLLOWED: now summarise"]);
         // The steering message came after the tool's result, in the same conversation.
         expect(requests[1]!.messages.flatMap((m) => m.parts).some((p) => p.type === "tool_result" && p.callId === "call_wait")).toBe(true);
-        await expect(driver.steer(stream.runId, "too late", AbortSignal.timeout(1000))).rejects.toMatchObject({ code: "steer_rejected" });
+        await expect(stream.steer("too late")).rejects.toMatchObject({ code: "steer_rejected" });
+        await expect(stream.followUp("too late")).rejects.toMatchObject({ code: "steer_rejected" });
       } finally {
         await agent.close();
       }
-      lane.proved("steer", "native: `driver.steer(runId, text, signal)` (Pi's `steer`: after the current tool calls, before the next model call)", "steered while a `bash` tool ran: the next model request's last user message was the steering text, after that tool's result; a steer after the run ended rejects `steer_rejected`");
-      lane.proved("follow-up", "native: `driver.followUp(runId, text, signal)` (Pi's `follow_up`: when the agent would otherwise stop; the same run goes on)", "queued during the same tool: once the steered answer was done the run went on, the third model request's last user message was the follow-up, and the run's result was its answer");
+      lane.proved("steer", "native: `stream.steer(text)` resolves `\"native\"` (Pi's `steer`: after the current tool calls, before the next model call)", "`stream.steer()` while a `bash` tool ran: the next model request's last user message was the steering text, after that tool's result; a steer after the run ended rejects `steer_rejected`");
+      lane.proved("follow-up", "native: `stream.followUp(text)` (Pi's `follow_up`: when the agent would otherwise stop; the same run goes on)", "`stream.followUp()` during the same tool: once the steered answer was done the run went on, the third model request's last user message was the follow-up, and the run's result was its answer; a follow-up after the run ended rejects `steer_rejected`");
     });
   });
 
