@@ -5,8 +5,10 @@
  * session's config options), never a static list and never a conversation made to learn them.
  */
 import type { InspectResponse } from "../../driver/types.js";
+import { evidence, evidenceClock } from "../../driver/kit/evidence.js";
+import { observed, unavailable, unsupported } from "../../driver/observations.js";
 import { AdaptorError } from "../../errors/index.js";
-import type { AuthMethodInfo, AuthReport, EnvironmentReport, Evidence, Observation, ProviderCapabilities } from "../../inspect/types.js";
+import type { AuthMethodInfo, AuthReport, EnvironmentReport, Observation, ProviderCapabilities } from "../../inspect/types.js";
 import type { AuthMethod, AuthStatusResponse, InitializeResponse } from "@agentclientprotocol/sdk/unstable";
 import type { AcpConnection } from "./connection.js";
 import { errorText, str } from "../../driver/json.js";
@@ -38,38 +40,8 @@ const initOf = (init: unknown): Init => wire<InitializeResponse>(init) ?? {};
 
 export const TRANSPORT = "acp (JSON-RPC over stdio)";
 
-function record(method: string, startedAt: number, durationMs: number | undefined, version: string | undefined, scope: Evidence["scope"] = "process"): Evidence {
-  const e: Evidence = {
-    transport: TRANSPORT,
-    method,
-    scope,
-    observedAt: new Date().toISOString(),
-    durationMs: Math.max(0, Math.round((durationMs ?? performance.now() - startedAt) * 100) / 100),
-  };
-  if (version !== undefined) e.providerVersion = version;
-  return e;
-}
-
-const unsupported = <T>(code: string, message: string): Observation<T> => ({ status: "unsupported", reason: { code, message }, evidence: [] });
-const unavailable = <T>(code: string, message: string): Observation<T> => ({ status: "unavailable", reason: { code, message }, evidence: [] });
-
 /** What a malformed answer was, without its content (it may hold anything). */
 const describe = (value: unknown): string => (value === null || value === undefined ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`);
-
-/** Every panel unavailable for one reason (the agent could not be started or initialized). */
-export function allUnavailable(code: string, message: string): InspectResponse {
-  return {
-    environment: unavailable(code, message),
-    models: unavailable(code, message),
-    commands: unavailable(code, message),
-    skills: unavailable(code, message),
-    mcp: unavailable(code, message),
-    quota: unavailable(code, message),
-    profile: unavailable(code, message),
-    configuration: unavailable(code, message),
-    auth: unavailable(code, message),
-  };
-}
 
 /** Auth methods with their kinds (`agent`, `terminal`, `env_var`, or a `_meta` flavour). */
 export function authMethods(initialize: unknown): AuthMethodInfo[] {
@@ -126,47 +98,43 @@ export async function inspectConnection(connection: AcpConnection, executablePat
 
   let auth: Observation<AuthReport>;
   if (at(authCaps, "status") !== undefined || authCaps.status === true) {
-    const started = performance.now();
+    const started = evidenceClock();
     try {
       const reply = await connection.request("auth/status", {}, signal, "before_delivery");
-      const evidence = [record("auth/status", started, undefined, version, "account")];
+      const records = [evidence({ transport: TRANSPORT, method: "auth/status", startedAt: started, providerVersion: version, scope: "account" })];
       const answer = wire<AuthStatusResponse & DraftAuthStatus>(reply);
       if (answer === undefined) {
         // Reading a non-object as "signed out" would report an observation the agent never made.
-        auth = { status: "unavailable", reason: { code: "malformed_response", message: `auth/status answered ${describe(reply)}, not an object` }, evidence };
+        auth = unavailable("malformed_response", `auth/status answered ${describe(reply)}, not an object`, records);
       } else {
         const signedIn = answer.authenticated === true || answer.signedIn === true || answer.status === "authenticated";
         const report: AuthReport = { signedIn };
         const methodId = str(answer.methodId) ?? str(answer.method);
         if (methodId !== undefined) report.method = methodId;
-        auth = { status: "observed", value: report, evidence };
+        auth = observed(report, records);
       }
     } catch (error) {
       signal.throwIfAborted();
       auth = AdaptorError.is(error) && error.code === "method_unsupported"
-        ? unsupported("method_unsupported", "the agent advertises auth/status but does not implement it (method not found)")
+        ? unsupported("the agent advertises auth/status but does not implement it (method not found)")
         : unavailable("provider_error", `auth/status failed: ${errorText(error)}`);
     }
   } else {
     auth = unsupported(
-      "method_unsupported",
       "the agent advertises no auth/status probe; ACP agents report missing authentication only when a session is created or prompted",
     );
   }
 
   const sessionScoped = (what: string) =>
-    unsupported<never>(
-      "session_scoped",
-      `ACP reports ${what} only inside a session; inspect() creates no session, so a run reports them as they arrive`,
-    );
+    unsupported<never>(`ACP reports ${what} only inside a session; inspect() creates no session, so a run reports them as they arrive`, [], "session_scoped");
   return {
-    environment: { status: "observed", value: env, evidence: [record("initialize", 0, connection.initDurationMs, version)] },
+    environment: observed(env, [evidence({ transport: TRANSPORT, method: "initialize", durationMs: connection.initDurationMs, providerVersion: version })]),
     models: sessionScoped("models (session config options)"),
     commands: sessionScoped("native commands (available_commands_update)"),
-    skills: unsupported("method_unsupported", "ACP has no skills listing"),
-    mcp: unsupported("method_unsupported", "ACP has no MCP status method (the MCP transports the agent accepts are in the environment panel)"),
-    quota: unsupported("method_unsupported", "ACP has no quota method"),
-    profile: unsupported("method_unsupported", "ACP has no profile method"),
+    skills: unsupported("ACP has no skills listing"),
+    mcp: unsupported("ACP has no MCP status method (the MCP transports the agent accepts are in the environment panel)"),
+    quota: unsupported("ACP has no quota method"),
+    profile: unsupported("ACP has no profile method"),
     configuration: sessionScoped("configuration (modes and config options)"),
     auth,
   };
