@@ -25,8 +25,12 @@ const fake = (env: Record<string, string> = {}) => acp({ command: process.execPa
 
 /** The model of the session that answered the last prompt, as the agent applied it. */
 function modelOfLastPrompt(): string | undefined {
-  const lines = readFileSync(log, "utf8").split("\n").filter(Boolean);
-  return (JSON.parse(lines.at(-1)!) as { model?: string }).model;
+  const prompts = readFileSync(log, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { event: string; model?: string })
+    .filter((entry) => entry.event === "prompt");
+  return prompts.at(-1)?.model;
 }
 
 describe("acp driver on a fake ACP agent: conformance", () => {

@@ -3,7 +3,7 @@
  * capability variations, malformed and schema-invalid frames, auth failures, a crash mid-prompt,
  * cancel races, permissions, model/effort readback, threads and watchdogs.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -166,7 +166,8 @@ describe("acp driver on a fake ACP agent", () => {
   });
 
   it("answers a pending permission with cancelled before session/cancel, and the run is cancelled once", async () => {
-    const agent = createAgent(fake(), { workspace: workspace() });
+    const log = join(root, `hanging-approval-${++n}.jsonl`);
+    const agent = createAgent(fake({ FAKE_ACP_LOG: log }), { workspace: workspace() });
     const stream = agent.stream("HANGING_APPROVAL", {
       onApproval: (_req, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ decision: "deny" }))),
     });
@@ -178,8 +179,16 @@ describe("acp driver on a fake ACP agent", () => {
       }
       expect(terminals(events)).toHaveLength(1);
       expect(events.at(-1)!.type).toBe("run.cancelled");
-      // The agent saw `cancelled` as the permission outcome (its text says so).
-      expect(events.filter((e) => e.type === "message.delta").map((e) => (e as { text: string }).text).join("")).toContain("permission:cancelled");
+      // The agent saw `cancelled` as the permission outcome, and a session/cancel (what it says
+      // after the stop is no event of the run, so its own log is the witness).
+      const seen = readFileSync(log, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { event: string; outcome?: string })
+        .filter((entry) => entry.event !== "prompt")
+        .map((entry) => (entry.outcome === undefined ? entry.event : `${entry.event}:${entry.outcome}`))
+        .sort();
+      expect(seen).toEqual(["cancel", "permission:cancelled"]);
     } finally {
       await agent.close();
     }
