@@ -15,6 +15,7 @@ import { startExecution, type ExecutionContext, type ThreadRunHooks } from "./ex
 import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
 import type { AgentOptions, CallOptions } from "./options.js";
 import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
+import { DEFAULT_THREAD_WRITER_IDLE_MS, ThreadWriters } from "./writer.js";
 import type { Result } from "../events/types.js";
 import type { RunStream } from "./run-stream.js";
 import { checkAgentOptions, checkCallOptions } from "./scope.js";
@@ -64,6 +65,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const settings = new CallSettings(driver, info.id, workspace, resources, options.defaults);
   const { redactor, registerDriverSecrets } = agentRedactor(driver, resources);
   const slot = new StandbySlot();
+  const writers = new ThreadWriters(options.threadWriterIdleMs ?? DEFAULT_THREAD_WRITER_IDLE_MS);
   const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();
   const activeInspections = new Set<AbortController>();
   let closing: Promise<void> | undefined;
@@ -79,7 +81,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     registerDriverSecrets();
   };
   const inspectRequest = (): InspectRequest => ({ workspace, resources: structuredClone(resources) });
-  const context = executionContext({ driver, descriptor, options, workspace, resources, redactor, settings, slot, activeRuns });
+  const context = executionContext({ driver, descriptor, options, workspace, resources, redactor, settings, slot, writers, activeRuns });
   const coordinator = new PrepareCoordinator(slot, async (signal) => {
     ready();
     return prepareStandby({ driver, info, settings, redactor, slot, request: inspectRequest() }, signal, assertOpen);
@@ -97,7 +99,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   };
 
   const threadHost: ThreadHost = {
-    store, driverId: info.id, workspace, start: startChecked, assertOpen,
+    store, driverId: info.id, workspace, start: startChecked, assertOpen, writers,
     fingerprint: threadFingerprint(driver, info.id, workspace, resources, settings.driverDefaults()),
     forkSupported: descriptor.features.fork === "native",
     instanceId: `agent_${process.pid}_${randomUUID()}`,
@@ -126,7 +128,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     // async: a call refused synchronously by stream() rejects instead of throwing.
     run: async (prompt, call) => drained(agent.stream(prompt, call)),
     close() {
-      closing ??= shutDown({ coordinator, activeInspections, activeRuns, slot, driver, ownedStore: ownsStore ? store : undefined });
+      closing ??= shutDown({ coordinator, activeInspections, activeRuns, slot, writers, driver, ownedStore: ownsStore ? store : undefined });
       return closing;
     },
     [Symbol.asyncDispose]: () => agent.close(),
@@ -157,6 +159,7 @@ async function shutDown(agent: {
   activeInspections: Set<AbortController>;
   activeRuns: Set<{ cancel(reason: unknown): void; settled: Promise<void> }>;
   slot: StandbySlot;
+  writers: ThreadWriters;
   driver: Driver;
   ownedStore: ThreadStore | undefined;
 }): Promise<void> {
@@ -167,6 +170,7 @@ async function shutDown(agent: {
   for (const run of runs) run.cancel("the agent was closed");
   await Promise.allSettled(runs.map((run) => run.settled));
   await agent.slot.clear();
+  await agent.writers.close();
   await agent.driver.close();
   await agent.ownedStore?.close();
 }
@@ -204,6 +208,7 @@ function executionContext(agent: {
   redactor: Redactor;
   settings: CallSettings;
   slot: StandbySlot;
+  writers: ThreadWriters;
   activeRuns: Set<{ cancel(reason: unknown): void; settled: Promise<void> }>;
 }): ExecutionContext {
   const { driver, descriptor, options } = agent;
@@ -226,7 +231,17 @@ function executionContext(agent: {
       if (thread) use.thread = { ...thread };
       if (call.model !== undefined) use.model = call.model;
       if (call.effort !== undefined) use.effort = call.effort;
-      return agent.slot.claim(agent.settings.signature(call), (standby) => standbyServes(driver, use, standby));
+      const signature = agent.settings.signature(call);
+      const canServe = (standby: StandbyHandle) => standbyServes(driver, use, standby);
+      // The thread's warm writer first; one that cannot serve this run is retired (writer.ts).
+      const writer = thread ? agent.writers.take(thread.id, signature, canServe) : undefined;
+      return writer ?? agent.slot.claim(signature, canServe);
+    },
+    writers: {
+      get enabled() {
+        return agent.writers.enabled;
+      },
+      keep: (threadId, call, writer, served) => agent.writers.keep(threadId, writer, { ...served, signature: agent.settings.signature(call) }),
     },
     track: (run) => {
       agent.activeRuns.add(run);

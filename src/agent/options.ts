@@ -70,6 +70,12 @@ export interface AgentOptions {
    * `provider_unreachable` (retryable). Default 60000 ms; 0 waits as long as the provider retries.
    */
   startupTimeoutMs?: number;
+  /**
+   * How long a thread's provider process stays warm after a completed turn, waiting for the
+   * thread's next turn, which then skips spawn and resume (drivers that support it: Codex, Claude,
+   * CodeBuddy, ACP). Default 60000 ms; 0 retires the process after every turn.
+   */
+  threadWriterIdleMs?: number;
   defaults?: CallDefaults;
 }
 
@@ -88,6 +94,7 @@ export const AGENT_OPTION_KEYS = {
   inputLimits: true,
   onInputDiagnostic: true,
   startupTimeoutMs: true,
+  threadWriterIdleMs: true,
   defaults: true,
 } as const satisfies Record<keyof AgentOptions, true>;
 

@@ -20,6 +20,7 @@ import {
 } from "../errors/index.js";
 import { differingDimensions, type ThreadFingerprint } from "../thread/fingerprint.js";
 import type { ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
+import type { ThreadWriters } from "./writer.js";
 
 /** Call options of a thread run. */
 export interface ThreadCallOptions extends CallOptions {
@@ -47,6 +48,8 @@ export interface ThreadHost {
   /** Unique per Agent instance: lease owners are `<instance>/<run id>`. */
   instanceId: string;
   leaseTtlMs: number;
+  /** The agent's warm writers; a thread's is retired under a new lease when the thread moved on without it. */
+  writers?: ThreadWriters;
   /** Validates and merges call options, then starts a run through the single execution path. */
   start(prompt: string, options: CallOptions | undefined, hooks: ThreadRunHooks): RunStream;
   assertOpen(): void;
@@ -169,6 +172,7 @@ export class ThreadHandle implements Thread {
           const record = await stored(host.store.get(id));
           if (!record) throw new ThreadNotFoundError();
           checkpoint = { ...record.checkpoint };
+          host.writers?.confirm(id, { ...record.checkpoint, ...(record.providerSessionId !== undefined ? { providerSessionId: record.providerSessionId } : {}) });
           const binding: ThreadBinding = { id };
           if (record.providerSessionId !== undefined) binding.providerSessionId = record.providerSessionId;
           if (record.checkpoint.forkPending && record.parentId !== undefined) {

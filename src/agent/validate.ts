@@ -97,6 +97,7 @@ const agentOptionsShape = {
   inputLimits: z.unknown().optional(),
   onInputDiagnostic: functionOf<InputDiagnosticHandler>().optional(),
   startupTimeoutMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
+  threadWriterIdleMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
   defaults: callDefaultsSchema.optional(),
 } satisfies Record<keyof AgentOptions, z.ZodType>;
 

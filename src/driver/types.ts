@@ -127,8 +127,18 @@ export interface RunRequest {
   workspace: string;
   resources: ResolvedResources;
   thread?: { id: string; providerSessionId?: string; fork?: boolean };
-  /** Claimed by core for this run when compatible; the driver closes it after the run. */
+  /**
+   * Claimed by core for this run when compatible: a prepared standby, or the thread's warm writer
+   * a previous run returned as {@link RunResponse.writer}. The driver closes it after the run
+   * unless it hands the same process back as the run's `writer`.
+   */
   standby?: StandbyHandle;
+  /**
+   * Core would keep the process warm for the thread's next turn: a driver that can may leave it
+   * running when the turn completes and return it as {@link RunResponse.writer}. Set only on
+   * thread runs.
+   */
+  keepWarm?: boolean;
   /** Routes to the host's approval handler or, without one, to the policy. */
   approve(request: ApprovalRequest): Promise<ApprovalDecision>;
   ask(request: UserInputRequest): Promise<UserInputAnswer>;
@@ -155,6 +165,15 @@ export interface RunResponse {
   /** Redacted terminal payload, for `Result.raw()`. */
   raw?: unknown;
   stderrTail?: string;
+  /**
+   * Only when `keepWarm` was asked and the turn completed: the still-running process, bound to
+   * `providerSessionId`, as a handle core owns from now on (it closes it when idle, on a lost
+   * lease, an incompatible call or `close()`). Core offers it to the thread's next run as
+   * `RunRequest.standby` after {@link Driver.canUseStandby} accepts it; the driver then continues
+   * the session on it without a resume. A run returning it must not close the claimed standby's
+   * process, which the writer now holds.
+   */
+  writer?: StandbyHandle;
 }
 
 export interface Driver {
@@ -190,7 +209,8 @@ export interface Driver {
    * process may be unable to resume or fork a session that must be chosen at spawn. Core claims
    * the standby only when this returns true, so a standby is never claimed and then discarded;
    * otherwise it stays for a later run. Absent: the standby serves only runs that open a new
-   * provider session (stateless runs and a thread's first turn).
+   * provider session (stateless runs and a thread's first turn). Also asked about a thread's warm
+   * writer ({@link RunResponse.writer}); a writer it refuses is retired, not kept.
    */
   canUseStandby?(use: StandbyUse, standby: StandbyHandle): boolean;
   /**

@@ -69,7 +69,8 @@ describe("codex: the standby and thread resume", () => {
     mkdirSync(home, { recursive: true });
     const log = join(root, "log.jsonl");
     const driver = codex({ executable: writeFakeCodex(root), home, env: { FAKE_CODEX_LOG: log } });
-    const agent = createAgent(driver, { workspace });
+    // No warm writer, so the thread's second turn is a resume that the standby can serve.
+    const agent = createAgent(driver, { workspace, threadWriterIdleMs: 0 });
     try {
       const thread = await agent.startThread();
       await thread.run("hello");

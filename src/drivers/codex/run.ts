@@ -12,7 +12,7 @@
  */
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
-import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
+import type { EventSink, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
 import { JsonRpcError } from "../../process/index.js";
 import type { Policy } from "../../driver/vocabulary.js";
@@ -93,6 +93,10 @@ export function turnInput(request: Pick<RunRequest, "prompt" | "inputs">): UserI
 export interface RunContext {
   /** A connection for this run: the claimed standby, or a fresh process. */
   acquire(request: RunRequest, signal: AbortSignal): Promise<CodexConnection>;
+  /** The thread already loaded on the acquired connection (a warm writer's), if any. */
+  loadedThread?(): string | undefined;
+  /** Keeps the connection running, bound to `threadId`, as the thread's warm writer. */
+  keep?(connection: CodexConnection, threadId: string): StandbyHandle;
   /** Makes the run steerable; returns the unregister function. */
   registerSteer(runId: string, steer: (text: string, signal: AbortSignal) => Promise<void>): () => void;
 }
@@ -127,6 +131,8 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   const pendingRequests = new Set<Promise<void>>();
 
   const connection = await context.acquire(request, signal);
+  /** Set once the completed turn's process is handed back as the thread's warm writer. */
+  let kept = false;
   let delivered = false;
   let turnId: string | undefined;
   /** What Codex settled for the thread (model, policies), kept for `Result.raw()`. */
@@ -212,9 +218,14 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   try {
     // --- bind the thread ---------------------------------------------------------------------
     const thread = request.thread;
-    let method: "thread/fork" | "thread/resume" | "thread/start";
+    let method: "thread/fork" | "thread/resume" | "thread/start" | "loaded";
     let bound: Partial<ThreadStartResponse | ThreadResumeResponse | ThreadForkResponse> | undefined;
-    if (thread?.providerSessionId !== undefined && thread.fork === true) {
+    const loaded = context.loadedThread?.();
+    if (loaded !== undefined && thread?.providerSessionId === loaded && thread.fork !== true) {
+      // A warm writer: the thread is still loaded in this app-server, so the turn starts on it directly.
+      method = "loaded";
+      bound = { thread: { id: loaded } as ThreadStartResponse["thread"] };
+    } else if (thread?.providerSessionId !== undefined && thread.fork === true) {
       method = "thread/fork";
       const params: ThreadForkParams = { threadId: thread.providerSessionId, ...settings, excludeTurns: true };
       bound = (await guarded(method, params)) as ThreadForkResponse;
@@ -303,7 +314,12 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
     }
     await malformed.flush();
     await emitter.drain();
-    return await finish(ended, request, mapper, connection, emit, threadEcho);
+    const response = await finish(ended, request, mapper, connection, emit, threadEcho);
+    if (request.keepWarm === true && context.keep && ended.turn.status === "completed" && connection.alive && !signal.aborted) {
+      response.writer = context.keep(connection, mapper.threadId!);
+      kept = true;
+    }
+    return response;
   } catch (error) {
     await mapper.closeOpenItems().catch(() => undefined);
     await malformed.flush().catch(() => undefined);
@@ -312,7 +328,7 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
     if (abortListener) signal.removeEventListener("abort", abortListener);
     unregisterSteer();
     detach();
-    await connection.close();
+    if (!kept) await connection.close();
   }
 }
 
