@@ -1,4 +1,5 @@
-/** Evidence timing for the stream-json drivers; observations are built with core's builders. */
+/** Evidence timing for the stream-json drivers (the kit's clock and rounding); observations are built with core's builders. */
+import { evidence, evidenceClock } from "../../driver/kit/evidence.js";
 import type { Evidence } from "../../inspect/types.js";
 
 export { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
@@ -18,7 +19,7 @@ export class EvidenceClock {
   }
 
   async measure<T>(method: string, call: () => Promise<T>): Promise<{ value: T; evidence: Evidence } | { error: unknown; evidence: Evidence }> {
-    const started = performance.now();
+    const started = evidenceClock();
     try {
       const value = await call();
       return { value, evidence: this.record(method, started) };
@@ -28,15 +29,7 @@ export class EvidenceClock {
   }
 
   record(method: string, started: number, scope: Evidence["scope"] = "process"): Evidence {
-    const evidence: Evidence = {
-      transport: this.#transport,
-      method,
-      scope,
-      observedAt: new Date().toISOString(),
-      durationMs: Math.max(0, Math.round(performance.now() - started)),
-    };
-    if (this.#version !== undefined) evidence.providerVersion = this.#version;
-    return evidence;
+    return evidence({ transport: this.#transport, method, scope, startedAt: started, providerVersion: this.#version });
   }
 
   /** Re-stamps records taken before the version was known. */

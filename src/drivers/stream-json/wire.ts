@@ -9,7 +9,9 @@
  * exported types, so drift is caught at type-check time.
  */
 
-export type Json = Record<string, unknown>;
+import type { Json } from "../../driver/json.js";
+
+export type { Json };
 
 /** Image media types the Messages API takes as base64 image blocks. */
 export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
@@ -110,13 +112,8 @@ export interface ResultLine {
   stop_reason?: string | null;
 }
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
+/** The shared lenient accessors, re-exported for the stream-json modules that read the wire. */
+export { isObject, str } from "../../driver/json.js";
 
 /** A finite non-negative number, else undefined (never a guessed 0). */
 export function count(value: unknown): number | undefined {
