@@ -18,7 +18,7 @@ import { readTextFile, writeTextFile } from "./fs-bridge.js";
 import { PermissionDesk } from "./permissions.js";
 import { promptBlocks } from "./prompt-blocks.js";
 import { bindSession, mcpServers, undeliveredResources } from "./session.js";
-import { abortedReason, runPromptTurn } from "./turn.js";
+import { runPromptTurn } from "./turn.js";
 import { TurnWatchdogs } from "./watchdogs.js";
 
 export interface AcpRunContext {
@@ -80,9 +80,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
   } catch (error) {
     await mapper.finish().catch(() => undefined);
     await connection.flushMalformed().catch(() => undefined);
-    await emitter.settled();
-    if (signal.aborted && !emitter.terminalEmitted) throw abortedReason(signal);
-    throw error;
+    throw await emitter.failure(error, signal);
   } finally {
     watchdogs.stop();
     permissions.cancelAll();

@@ -28,7 +28,7 @@ const CANCEL_GRACE_MS = 5000;
 /** How long pending approvals may take to settle after a cancel. */
 const APPROVAL_SETTLE_MS = 2000;
 
-export const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Error("aborted");
+const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Error("aborted");
 
 export interface TurnContext {
   connection: AcpConnection;
