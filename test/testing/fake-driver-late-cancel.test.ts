@@ -29,9 +29,11 @@ describe.each([
     const agent = createAgent(onCompletionAnnounced(driver, () => (announced = true)));
     try {
       let stream!: ReturnType<typeof agent.stream>;
+      const asked: string[] = [];
       stream = agent.stream("x", {
         // The host cancels while the approval is pending, and never answers it.
-        onApproval: (_request, signal) => {
+        onApproval: (request, signal) => {
+          asked.push(request.requestId);
           stream.cancel("the host gave up");
           return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
         },
@@ -46,7 +48,8 @@ describe.each([
       const terminals = events.filter((e) => e.type === "run.completed" || e.type === "run.cancelled" || e.type === "run.failed").map((e) => e.type);
       expect(terminals).toEqual(["run.cancelled"]);
       expect(events.at(-1)?.type).toBe("run.cancelled");
-      expect(events.find((e) => e.type === "approval.resolved")).toMatchObject({ requestId: "r1", by: "cancel", decision: { decision: "deny" } });
+      // The cancel landed while the approval was pending (after a stop core publishes only closings).
+      expect(asked).toEqual(["r1"]);
     } finally {
       await agent.close();
     }
