@@ -30,7 +30,8 @@ for (const dialect of ["claude", "codebuddy"] as const) {
 
     it("a resume run leaves the standby in place and the next stateless run uses it", async () => {
       const driver = drivers[dialect](fake);
-      const agent = createAgent(driver, { workspace: fake.workspace });
+      // No warm writer, so the thread's second turn is a resume that needs its own spawn.
+      const agent = createAgent(driver, { workspace: fake.workspace, threadWriterIdleMs: 0 });
       try {
         const thread = await agent.startThread();
         await thread.run("remember the word walnut");

@@ -14,7 +14,7 @@ import { Launcher } from "./launcher.js";
 import type { StreamJsonProcess } from "./process.js";
 import { runTurn } from "./run.js";
 import { listSessionFiles, newFiles } from "./sessions.js";
-import { StreamJsonStandby } from "./standby.js";
+import { StreamJsonStandby, StreamJsonWriter } from "./standby.js";
 
 /** A stream-json driver, plus the processes it owns (for diagnostics and tests). */
 export interface StreamJsonDriver extends Driver {
@@ -105,6 +105,8 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
     },
 
     canUseStandby(use, standby) {
+      // A warm writer is in its session already: it serves that session's next turn, not a fork.
+      if (standby instanceof StreamJsonWriter) return use.thread?.providerSessionId === standby.session && use.thread.fork !== true;
       // A session to resume or fork is chosen at spawn (`--resume`, `--fork-session`), so an
       // unbound process serves only a run that opens a new session.
       return standby instanceof StreamJsonStandby && use.thread?.providerSessionId === undefined;

@@ -16,7 +16,7 @@ import type { Launcher } from "./launcher.js";
 import { PermissionBroker } from "./permissions.js";
 import { describeExit, type StreamJsonProcess } from "./process.js";
 import { sessionSlugs } from "./sessions.js";
-import { StreamJsonStandby } from "./standby.js";
+import { StreamJsonStandby, StreamJsonWriter } from "./standby.js";
 import { TurnMapper } from "./turn.js";
 import { usageOf } from "./usage.js";
 import { buildUserLine } from "./user-message.js";
@@ -45,9 +45,11 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
 
   const resume = request.thread?.providerSessionId;
   const fork = resume !== undefined && request.thread?.fork === true;
-  if (resume !== undefined) await checkWorkspace(launcher, resume, request.workspace);
+  // The thread's warm writer is still in the session: the next user line continues it.
+  const warm = !fork && request.standby instanceof StreamJsonWriter && request.standby.session === resume ? request.standby.claim(owner) : undefined;
+  if (resume !== undefined && !warm) await checkWorkspace(launcher, resume, request.workspace);
 
-  const standby = resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.claim(owner) : undefined;
+  const standby = warm ?? (resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.claim(owner) : undefined);
   const proc =
     standby ??
     (await launcher.start(request.workspace, {
@@ -70,6 +72,8 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
   let completion: Promise<RunResponse> | undefined;
   /** Until the prompt is written the CLI has no turn to wind down, so a failure stops it at once. */
   let delivered = false;
+  /** Set when the completed turn's process stays in its session as the thread's warm writer. */
+  let kept = false;
   try {
     if (!standby) {
       const instructions = request.resources.instructions;
@@ -114,6 +118,7 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     if (mapper.result !== undefined) await finished;
     if (completion === undefined) await malformed.flush();
     outcome = await (completion ?? complete(launcher, proc, mapper, sink));
+    kept = request.keepWarm === true && outcome.providerSessionId !== undefined && proc.alive && !signal.aborted;
   } catch (error) {
     failure = error;
     await mapper.closeOpenItems().catch(() => undefined);
@@ -123,10 +128,12 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     // Whatever the CLI still writes (state changes after the result) no longer belongs to the run.
     await proc.attach(undefined);
     // A CLI that timed out or failed its handshake is hung or broken: it gets no grace to exit.
-    await (delivered ? launcher.retire(proc) : proc.stop());
+    if (!kept) await (delivered ? launcher.retire(proc) : proc.stop());
   }
   if (failure !== undefined) throw failure;
-  return { ...outcome!, stderrTail: proc.stderrTail() };
+  const response: RunResponse = { ...outcome!, stderrTail: proc.stderrTail() };
+  if (kept) response.writer = new StreamJsonWriter(proc, owner, outcome!.providerSessionId!);
+  return response;
 }
 
 /** The turn's outcome from its `result` line; a success is announced as `run.completed` at once. */

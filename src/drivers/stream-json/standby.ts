@@ -7,3 +7,13 @@ import { ClaimableStandby } from "../../driver/kit/standby.js";
 import type { StreamJsonProcess } from "./process.js";
 
 export class StreamJsonStandby extends ClaimableStandby<StreamJsonProcess> {}
+
+/**
+ * A thread's warm writer (`RunResponse.writer`): a CLI process whose completed turn left it in
+ * `session`; the thread's next user line continues that session, with no spawn and no `--resume`.
+ */
+export class StreamJsonWriter extends ClaimableStandby<StreamJsonProcess> {
+  constructor(process: StreamJsonProcess, owner: object, readonly session: string) {
+    super(process, owner);
+  }
+}
