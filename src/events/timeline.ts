@@ -96,10 +96,11 @@ export class RunTimeline {
   }
 
   #stamp(payload: Stampable<EventType>): AgentEvent {
-    if ((payload.type === "message.delta" || payload.type === "reasoning.delta") && payload.provenance === undefined) {
-      // A fixed-shape literal: deltas are the bulk of every stream.
-      const delta = payload as { type: "message.delta"; itemId: string; text: string };
+    if (payload.type === "message.delta" || payload.type === "reasoning.delta") {
+      // A fixed-shape literal: deltas are the bulk of every stream. Same keys, same order as below.
+      const delta = payload as { type: "message.delta"; itemId: string; text: string; provenance?: Provenance };
       const event: AgentEvent = { type: delta.type, seq: this.#nextSeq, runId: this.runId, at: Date.now(), itemId: delta.itemId, text: delta.text };
+      if (delta.provenance !== undefined) event.provenance = delta.provenance;
       if (this.threadId !== undefined) event.threadId = this.threadId;
       return event;
     }

@@ -10,7 +10,7 @@ import type { Writable } from "node:stream";
 import { AdaptorError, ProtocolError } from "../errors/index.js";
 import { redactText } from "../redact/redact.js";
 import { JsonRpcError, JsonRpcErrorCode } from "./jsonrpc-error.js";
-import { readJsonLines, writeJsonLine } from "./ndjson.js";
+import { readJsonLineBatches, writeJsonLine } from "./ndjson.js";
 
 export type JsonRpcId = string | number;
 
@@ -178,9 +178,16 @@ export class JsonRpcPeer {
 
   async #read(input: AsyncIterable<Uint8Array | string>, maxLineBytes: number | undefined): Promise<void> {
     try {
-      for await (const frame of readJsonLines(input, { maxLineBytes, redact: this.#redact, signal: this.#stopReading.signal })) {
-        if (frame.kind === "error") this.#protocolError(frame.error, frame.excerpt);
-        else await this.#dispatch(frame.value);
+      // A chunk's lines at a time: a notification its handler takes synchronously costs no promise.
+      for await (const batch of readJsonLineBatches(input, { maxLineBytes, redact: this.#redact, signal: this.#stopReading.signal })) {
+        for (const frame of batch) {
+          if (frame.kind === "error") {
+            this.#protocolError(frame.error, frame.excerpt);
+            continue;
+          }
+          const dispatching = this.#dispatch(frame.value);
+          if (dispatching !== undefined) await dispatching;
+        }
       }
     } catch (err) {
       if (this.#ended === undefined) this.#protocolError(new ProtocolError("reading from the peer failed", "protocol_error", { cause: err }));
@@ -192,7 +199,8 @@ export class JsonRpcPeer {
     }
   }
 
-  async #dispatch(message: unknown): Promise<void> {
+  /** Routes one message; a promise only while a notification handler holds the reading back. */
+  #dispatch(message: unknown): Promise<void> | undefined {
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
       this.#protocolError(new ProtocolError("a JSON-RPC message must be an object (batches are not supported)"));
       return;
@@ -200,7 +208,7 @@ export class JsonRpcPeer {
     const m = message as Record<string, unknown>;
     if (typeof m.method === "string") {
       if (m.id !== undefined) this.#answer(m.id, m.method, m.params);
-      else await this.#notified(m.method, m.params);
+      else return this.#notified(m.method, m.params);
       return;
     }
     if (m.id !== undefined && ("result" in m || "error" in m)) {
@@ -210,13 +218,20 @@ export class JsonRpcPeer {
     this.#protocolError(new ProtocolError("a message is neither a request, a notification nor a response"));
   }
 
-  async #notified(method: string, params: unknown): Promise<void> {
+  #notified(method: string, params: unknown): Promise<void> | undefined {
     if (this.#onNotification === undefined) return;
+    let handling: void | Promise<void>;
     try {
-      await this.#onNotification(method, params);
+      handling = this.#onNotification(method, params);
     } catch (err) {
-      this.#protocolError(new ProtocolError(`the handler of notification ${method} failed`, "protocol_error", { cause: err }));
+      this.#handlerFailed(method, err);
+      return;
     }
+    return handling?.then(undefined, (err: unknown) => this.#handlerFailed(method, err));
+  }
+
+  #handlerFailed(method: string, err: unknown): void {
+    this.#protocolError(new ProtocolError(`the handler of notification ${method} failed`, "protocol_error", { cause: err }));
   }
 
   #settle(m: Record<string, unknown>): void {

@@ -30,6 +30,25 @@ export function readJsonLines(source: AsyncIterable<Chunk>, options: ReadJsonLin
   return new JsonLineReader(source, options);
 }
 
+/**
+ * Like {@link readJsonLines}, but yields the lines of each source chunk together (never an empty
+ * batch). A consumer that handles most lines synchronously pays one promise per chunk instead of
+ * one per line; the next chunk is read only when it asks for the next batch, so a slow consumer
+ * still pauses the source.
+ */
+export function readJsonLineBatches(source: AsyncIterable<Chunk>, options: ReadJsonLinesOptions = {}): AsyncIterableIterator<readonly JsonLine[]> {
+  const reader = new JsonLineReader(source, options);
+  const batches: AsyncIterableIterator<readonly JsonLine[]> = {
+    [Symbol.asyncIterator]: () => batches,
+    next: () => reader.nextBatch(),
+    return: async () => {
+      await reader.return();
+      return DONE;
+    },
+  };
+  return batches;
+}
+
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
@@ -90,8 +109,27 @@ class JsonLineReader implements AsyncIterableIterator<JsonLine> {
     return DONE;
   }
 
+  /** Every line not served yet, or those of the next chunk(s) that hold any. Not mixed with `next()`. */
+  async nextBatch(): Promise<IteratorResult<JsonLine[], undefined>> {
+    if (this.#head >= this.#queue.length && !(await this.#fill())) return DONE;
+    const batch = this.#head === 0 ? this.#queue : this.#queue.slice(this.#head);
+    // The batch is the caller's now: the framer fills a new queue.
+    this.#queue = [];
+    this.#head = 0;
+    return { done: false, value: batch };
+  }
+
   async #pull(): Promise<IteratorResult<JsonLine, undefined>> {
+    if (!(await this.#fill())) return DONE;
+    const value = this.#queue[this.#head]!;
+    this.#queue[this.#head++] = undefined as unknown as JsonLine;
+    return { done: false, value };
+  }
+
+  /** Reads chunks until the queue holds a line (true) or the source has ended (false). */
+  async #fill(): Promise<boolean> {
     for (;;) {
+      if (this.#finished) return false;
       let step: IteratorResult<Chunk>;
       try {
         step = await this.#read();
@@ -108,12 +146,7 @@ class JsonLineReader implements AsyncIterableIterator<JsonLine> {
         const chunk = step.value;
         this.#framer.push(typeof chunk === "string" ? Buffer.from(chunk) : toBuffer(chunk), this.#queue);
       }
-      if (this.#head < this.#queue.length) {
-        const value = this.#queue[this.#head]!;
-        this.#queue[this.#head++] = undefined as unknown as JsonLine;
-        return { done: false, value };
-      }
-      if (this.#finished) return DONE;
+      if (this.#head < this.#queue.length) return true;
     }
   }
 

@@ -124,7 +124,9 @@ function toolStatus(item: object): "completed" | "failed" | "declined" | "cancel
   return TOOL_STATUS[str(status) ?? ""] ?? "completed";
 }
 
-type Emit = (event: DriverEvent) => Promise<void>;
+/** Hands an event on; a promise only while the consumer holds the reading back (`OrderedEmitter.offer`). */
+type Emit = (event: DriverEvent) => Promise<void> | undefined;
+const RESOLVED: Promise<void> = Promise.resolve();
 type Handler<M extends Method> = (mapper: TurnMapper, params: Lenient<ParamsOf<M>>) => Promise<void> | void;
 type HandlerTable = { [M in Method]: Handler<M> | null };
 
@@ -168,7 +170,7 @@ export class TurnMapper {
   }
 
   notice(level: "info" | "warning", code: CodexDriverNoticeCode, message: string, event?: string): Promise<void> {
-    return this.emit({ type: "notice", level, code, message, ...(event ? { provenance: provenance(event) } : {}) });
+    return this.emit({ type: "notice", level, code, message, ...(event ? { provenance: provenance(event) } : {}) }) ?? RESOLVED;
   }
 
   /** Maps one notification. Unknown methods become an `unknown_notification` notice. */
@@ -349,12 +351,13 @@ export class TurnMapper {
 
   // --- deltas ----------------------------------------------------------------------------------
 
-  async messageDelta(itemId: string | undefined, delta: string | undefined): Promise<void> {
+  /** Not async: the bulk of a turn, a delta the sink takes at once costs no promise. */
+  messageDelta(itemId: string | undefined, delta: string | undefined): Promise<void> | undefined {
     if (itemId === undefined || delta === undefined || delta === "") return;
     let acc = this.#messages.get(itemId);
     if (acc === undefined) this.#messages.set(itemId, (acc = new TextAccumulator()));
     acc.append(delta);
-    await this.emit({ type: "message.delta", itemId, text: delta, provenance: provenance("item/agentMessage/delta", itemId) });
+    return this.emit({ type: "message.delta", itemId, text: delta, provenance: { provider: PROVIDER, event: "item/agentMessage/delta", itemId } });
   }
 
   async reasoningDelta(itemId: string | undefined, delta: string | undefined, stream: "summary" | "raw", part?: number): Promise<void> {

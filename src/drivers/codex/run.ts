@@ -125,7 +125,7 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   // their order and a slow consumer pauses reading (the notification handler awaits its emit).
   const emitter = new OrderedEmitter(sink);
   const emit = emitter.emit;
-  const mapper = new TurnMapper(emit);
+  const mapper = new TurnMapper(emitter.offer);
   const malformed = new MalformedFrameNotices(emit, "codex app-server");
   /** Server requests (approvals, questions) still being answered by the host. */
   const pendingRequests = new Set<Promise<void>>();

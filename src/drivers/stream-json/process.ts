@@ -7,7 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { ProtocolError, ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
-import { readJsonLines, spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import type { JsonLine } from "../../process/framer.js";
+import { readJsonLineBatches } from "../../process/ndjson.js";
 import { isObject, str, type ControlRequestLine, type Json } from "./wire.js";
 
 /** What the reader hands to the consumer. */
@@ -168,22 +170,12 @@ export class StreamJsonProcess {
 
   async #read(): Promise<ProcessExit> {
     try {
-      for await (const frame of readJsonLines(this.#handle.stdout)) {
-        if (frame.kind === "error") {
-          await this.#deliver({ kind: "malformed", code: frame.error.code, message: frame.error.message });
-          continue;
+      // A chunk's lines at a time: a consumer that takes a line synchronously costs no promise.
+      for await (const batch of readJsonLineBatches(this.#handle.stdout)) {
+        for (const frame of batch) {
+          const delivering = this.#take(frame);
+          if (delivering !== undefined) await delivering;
         }
-        const message = frame.value;
-        // Every stream-json message names its `type`; JSON without one is no protocol message.
-        if (!isObject(message) || typeof message.type !== "string") {
-          await this.#deliver({ kind: "malformed", code: "malformed_frame", message: "a stdout line is JSON but no typed stream-json message" });
-          continue;
-        }
-        if (message.type === "control_response" && isObject(message.response)) {
-          this.#settle(message.response);
-          continue;
-        }
-        await this.#deliver({ kind: "message", message });
       }
     } catch {
       // The stream failed (destroyed on stop); the exit below says the rest.
@@ -195,11 +187,21 @@ export class StreamJsonProcess {
     return exit;
   }
 
-  async #deliver(item: Incoming): Promise<void> {
-    if (this.#consumer) {
-      await this.#consumer(item);
-      return;
+  /** Routes one line: control responses settle their request, the rest goes to the consumer. */
+  #take(frame: JsonLine): void | Promise<void> {
+    if (frame.kind === "error") return this.#deliver({ kind: "malformed", code: frame.error.code, message: frame.error.message });
+    const message = frame.value;
+    // Every stream-json message names its `type`; JSON without one is no protocol message.
+    if (!isObject(message) || typeof message.type !== "string") {
+      return this.#deliver({ kind: "malformed", code: "malformed_frame", message: "a stdout line is JSON but no typed stream-json message" });
     }
+    if (message.type === "control_response" && isObject(message.response)) return this.#settle(message.response);
+    return this.#deliver({ kind: "message", message });
+  }
+
+  /** Hands one item to the consumer; a promise only when the consumer returned one. */
+  #deliver(item: Incoming): void | Promise<void> {
+    if (this.#consumer) return this.#consumer(item);
     if (this.#backlog.length < MAX_BACKLOG) this.#backlog.push(item);
   }
 

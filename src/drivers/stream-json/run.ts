@@ -14,7 +14,7 @@ import { mcpProblems } from "./argv.js";
 import { isFailure, resultFailure } from "./failure.js";
 import type { Launcher } from "./launcher.js";
 import { PermissionBroker } from "./permissions.js";
-import { describeExit, type StreamJsonProcess } from "./process.js";
+import { describeExit, type Incoming, type StreamJsonProcess } from "./process.js";
 import { sessionSlugs } from "./sessions.js";
 import { StreamJsonStandby, StreamJsonWriter } from "./standby.js";
 import { TurnMapper } from "./turn.js";
@@ -81,9 +81,14 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     }
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
-    await proc.attach(async (item) => {
+    await proc.attach((item) => {
       // The turn is over: what the CLI says while it retires is no event of the run.
       if (completion !== undefined) return;
+      // Streamed deltas, the bulk of a turn, go straight to the mapper: no promise unless the sink waits.
+      if (item.kind === "message" && item.message.type === "stream_event") return mapper.handle(item.message);
+      return receive(item);
+    });
+    async function receive(item: Incoming): Promise<void> {
       if (item.kind === "malformed") {
         await malformed.report(item.code);
         return;
@@ -99,7 +104,7 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
         await completion.catch(() => undefined);
       }
       if (message.type === "result") finish();
-    });
+    }
     signal.throwIfAborted();
     request.markDelivered();
     delivered = true;

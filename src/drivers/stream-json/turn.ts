@@ -95,16 +95,24 @@ export class TurnMapper {
     return this.#assistantError;
   }
 
-  /** Handles one message; resolves once its events were accepted (backpressure). */
-  async handle(message: Json): Promise<void> {
+  /**
+   * Handles one message; a returned promise resolves once its events were accepted
+   * (backpressure). Not async: a streamed delta the sink takes at once costs no promise.
+   */
+  handle(message: Json): void | Promise<void> {
     if (this.#closed) return;
-    const sessionId = str(message.session_id);
-    if (sessionId && !this.#sessionId) this.#sessionId = sessionId;
+    if (this.#sessionId === undefined) {
+      const sessionId = str(message.session_id);
+      if (sessionId) this.#sessionId = sessionId;
+    }
+    if (message.type === "stream_event") return this.#streamEvent(message);
+    return this.#handleOther(message);
+  }
+
+  async #handleOther(message: Json): Promise<void> {
     switch (message.type) {
       case "system":
         return this.#system(message);
-      case "stream_event":
-        return this.#streamEvent(message);
       case "assistant":
         return this.#assistant(message);
       case "user":
@@ -219,7 +227,7 @@ export class TurnMapper {
     }
   }
 
-  async #streamEvent(message: Json): Promise<void> {
+  #streamEvent(message: Json): void | Promise<void> {
     if (message.parent_tool_use_id != null) return; // inside a subagent
     const event = isObject(message.event) ? message.event : undefined;
     if (!event) return;
@@ -237,18 +245,25 @@ export class TurnMapper {
           const text = str(delta.text);
           if (!text) return;
           const id = this.#streamItem(index, "text", text);
-          await this.#emit({ type: "message.delta", itemId: id, text, provenance: this.#prov({ messageId: this.#streamMessageId }) });
-        } else if (delta?.type === "thinking_delta") {
+          return this.#emit({ type: "message.delta", itemId: id, text, provenance: this.#streamProvenance() });
+        }
+        if (delta?.type === "thinking_delta") {
           const text = str(delta.thinking);
           if (!text) return;
           const id = this.#streamItem(index, "thinking", text);
-          await this.#emit({ type: "reasoning.delta", itemId: id, text, provenance: this.#prov({ messageId: this.#streamMessageId }) });
+          return this.#emit({ type: "reasoning.delta", itemId: id, text, provenance: this.#streamProvenance() });
         }
         return;
       }
       default:
         return;
     }
+  }
+
+  /** A delta's provenance, built directly: this runs once per streamed delta. */
+  #streamProvenance(): Provenance {
+    const messageId = this.#streamMessageId;
+    return messageId === undefined ? { provider: this.#provider } : { provider: this.#provider, messageId };
   }
 
   /** The item id of a streamed block, created on its first delta; `delta` is added to its text so far. */
