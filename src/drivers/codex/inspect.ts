@@ -6,6 +6,7 @@
  * a misspelt field fails to compile, unknown fields are ignored, a missing or mistyped field is
  * `undefined`, never a guess.
  */
+import { evidence as kitEvidence } from "../../driver/kit/evidence.js";
 import { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
 import type { InspectResponse } from "../../driver/types.js";
 import { AdaptorError } from "../../errors/index.js";
@@ -68,15 +69,7 @@ function compact<T extends object>(value: T): T {
 }
 
 export function evidence(method: string, scope: Scope, startedAt: number, providerVersion: string | undefined): Evidence {
-  const record: Evidence = {
-    transport: TRANSPORT,
-    method,
-    scope,
-    observedAt: new Date().toISOString(),
-    durationMs: Math.max(0, Math.round((performance.now() - startedAt) * 100) / 100),
-  };
-  if (providerVersion !== undefined) record.providerVersion = providerVersion;
-  return record;
+  return kitEvidence({ transport: TRANSPORT, method, scope, startedAt, providerVersion });
 }
 
 

@@ -3,6 +3,7 @@
  * and whether any provider has credentials) and `get_commands` (extension and skill commands).
  * Nothing here prompts, so no session file is created.
  */
+import { evidence as kitEvidence } from "../../driver/kit/evidence.js";
 import type { InspectResponse } from "../../driver/types.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
 import type { ConfigurationReport, Evidence, ModelInfo, NativeCommandInfo, Observation } from "../../inspect/types.js";
@@ -13,7 +14,7 @@ import { PiCommandError, type PiConnection } from "./rpc.js";
 export const TRANSPORT = "pi --mode rpc (JSONL over stdio)";
 
 function record(method: string, durationMs: number, scope: Evidence["scope"] = "process"): Evidence {
-  return { transport: TRANSPORT, method, scope, observedAt: new Date().toISOString(), durationMs: Math.max(0, Math.round(durationMs * 100) / 100) };
+  return kitEvidence({ transport: TRANSPORT, method, scope, durationMs });
 }
 
 /** Pi's `Model` as canonical model info. */
