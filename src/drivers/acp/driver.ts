@@ -60,6 +60,13 @@ class Standby extends ClaimableStandby<AcpConnection> implements AcpStandby {
   }
 }
 
+/** A thread's warm writer (`RunResponse.writer`): an agent process with `session` still open. */
+class Writer extends ClaimableStandby<AcpConnection> {
+  constructor(connection: AcpConnection, owner: object, readonly session: string) {
+    super(connection, owner);
+  }
+}
+
 /** Whether a standby handle is an ACP standby. */
 export function isAcpStandby(handle: unknown): handle is AcpStandby {
   return handle instanceof Standby;
@@ -145,19 +152,25 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
    * `session/fork`), so an unbound agent serves a thread run when it advertised what the run needs.
    */
   canUseStandby(use: StandbyUse, standby: StandbyHandle): boolean {
+    // A warm writer has its session open: it serves that session's next turn, not a fork.
+    if (standby instanceof Writer) return use.thread?.providerSessionId === standby.session && use.thread.fork !== true;
     return standby instanceof Standby && standby.serves(this, use, this.#config.preset.fork !== false);
   }
 
   run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
+    let loaded: string | undefined;
     return runAcpTurn(request, sink, signal, {
       driverId: this.#config.preset.id,
       traits: this.#config.preset,
       watchdogs: this.#config.watchdogs,
       sessionsCreated: this.#sessionsCreated,
       acquire: async (req, runSignal) => {
-        const standby = req.standby instanceof Standby ? req.standby.claim(this) : undefined;
+        const standby = req.standby instanceof Standby || req.standby instanceof Writer ? req.standby.claim(this) : undefined;
+        if (standby && req.standby instanceof Writer) loaded = req.standby.session;
         return standby ?? this.#open(req.workspace, runSignal, true);
       },
+      loadedSession: () => loaded,
+      keep: (connection, sessionId) => new Writer(connection, this, sessionId),
     });
   }
 }

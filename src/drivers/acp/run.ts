@@ -4,11 +4,14 @@
  * outcome (turn.ts), mapping the agent's updates (events.ts), answering its permission requests
  * through core (permissions.ts) and its file system requests (fs-bridge.ts) meanwhile.
  *
- * The process is always retired after the run, so an agent's confusion after a cancel
- * (claude-agent-acp answers the next prompt with an empty `end_turn`) can never reach a later run.
+ * The process is retired after the run, so an agent's confusion after a cancel (claude-agent-acp
+ * answers the next prompt with an empty `end_turn`) can never reach a later run — except after a
+ * thread turn asked to keep warm: then it stays open in its session as the thread's warm writer,
+ * which core keeps only when the turn completed (a cancelled turn's writer is retired).
  */
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
-import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
+import type { EventSink, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
+import type { DriverEvent } from "../../events/types.js";
 import { agentCaps } from "./capabilities.js";
 import type { AcpLoadQuirks, AcpPresetTraits, ResolvedWatchdogs } from "./config.js";
 import { SessionConfigOptions } from "./config-options.js";
@@ -17,7 +20,7 @@ import { UpdateMapper } from "./events.js";
 import { readTextFile, writeTextFile } from "./fs-bridge.js";
 import { PermissionDesk } from "./permissions.js";
 import { promptBlocks } from "./prompt-blocks.js";
-import { bindSession, mcpServers, undeliveredResources } from "./session.js";
+import { bindSession, mcpServers, undeliveredResources, type BoundSession } from "./session.js";
 import { runPromptTurn } from "./turn.js";
 import { TurnWatchdogs } from "./watchdogs.js";
 
@@ -27,6 +30,10 @@ export interface AcpRunContext {
   watchdogs: ResolvedWatchdogs;
   /** The claimed standby, or a freshly started and initialized process. */
   acquire(request: RunRequest, signal: AbortSignal): Promise<AcpConnection>;
+  /** The session still open on the acquired connection (a warm writer's), if any. */
+  loadedSession?(): string | undefined;
+  /** Keeps the connection running, in `sessionId`, as the thread's warm writer. */
+  keep?(connection: AcpConnection, sessionId: string): StandbyHandle;
   /** When this driver saw each session it created or forked bound (epoch ms), for {@link AcpLoadQuirks.loadAfterCreationMinute}. */
   sessionsCreated?: Map<string, number>;
 }
@@ -47,6 +54,8 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
   });
 
   const connection = await context.acquire(request, signal);
+  /** Set once the finished turn's process is handed back as the thread's warm writer. */
+  let kept = false;
   const permissions = new PermissionDesk({
     approve: (approval) => request.approve(approval),
     ensureTool: (toolCall) => mapper.ensureTool(toolCall),
@@ -73,10 +82,18 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     // Inputs are checked against what the agent advertised before anything is created.
     const blocks = await promptBlocks(request, caps, driverId);
     const mcp = mcpServers(request, caps);
-    const session = await bindSession({ request, caps, traits, driverId, mcp, sessionsCreated: context.sessionsCreated, mapper, config, emit, drained, send, signal });
+    const loaded = context.loadedSession?.();
+    const warm = loaded !== undefined && request.thread?.providerSessionId === loaded && request.thread.fork !== true;
+    const session = warm ? await continueSession(loaded, emit) : await bindSession({ request, caps, traits, driverId, mcp, sessionsCreated: context.sessionsCreated, mapper, config, emit, drained, send, signal });
     for (const notice of undeliveredResources(request, mcp.length)) await emit(notice);
-    await config.apply(request, (configId, value) => send("session/set_config_option", { sessionId: session.sessionId, configId, value }), drained);
-    return await runPromptTurn({ connection, session, blocks, request, signal, traits, mapper, emitter, permissions, watchdogs });
+    // A warm session keeps the model and effort its previous turn applied (core matched the settings).
+    if (!warm) await config.apply(request, (configId, value) => send("session/set_config_option", { sessionId: session.sessionId, configId, value }), drained);
+    const response = await runPromptTurn({ connection, session, blocks, request, signal, traits, mapper, emitter, permissions, watchdogs });
+    if (request.keepWarm === true && context.keep && connection.alive && !signal.aborted) {
+      response.writer = context.keep(connection, session.sessionId);
+      kept = true;
+    }
+    return response;
   } catch (error) {
     await mapper.finish().catch(() => undefined);
     await connection.flushMalformed().catch(() => undefined);
@@ -85,6 +102,12 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     watchdogs.stop();
     permissions.cancelAll();
     unbind();
-    await connection.close();
+    if (!kept) await connection.close();
   }
+}
+
+/** A warm writer's session is open on its process already: the turn goes straight to `session/prompt`. */
+async function continueSession(sessionId: string, emit: (event: DriverEvent) => Promise<void>): Promise<BoundSession> {
+  await emit({ type: "thread.bound", providerSessionId: sessionId, provenance: { provider: "acp", event: "session/prompt" } });
+  return { sessionId, method: "warm" };
 }

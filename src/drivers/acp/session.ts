@@ -90,7 +90,8 @@ export interface BindContext {
 
 export interface BoundSession {
   sessionId: string;
-  method: BindMethod;
+  /** How the session was bound; `warm` when a warm writer's process still had it open. */
+  method: BindMethod | "warm";
 }
 
 /** Binds the session, records its creation time, and announces `thread.bound` (and a replay, if any). */

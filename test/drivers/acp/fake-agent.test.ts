@@ -272,7 +272,8 @@ describe("acp driver on a fake ACP agent", () => {
 
   it("resumes a thread with session/load in a new process (replay is not re-emitted), or with session/resume when advertised", async () => {
     for (const env of [{}, { FAKE_ACP_RESUME: "1" }] as Record<string, string>[]) {
-      const agent = createAgent(fake(env), { workspace: workspace() });
+      // No warm writer: the second turn binds the session on a new process.
+      const agent = createAgent(fake(env), { workspace: workspace(), threadWriterIdleMs: 0 });
       try {
         const thread = await agent.startThread();
         const first = await thread.run("hello");
@@ -290,7 +291,8 @@ describe("acp driver on a fake ACP agent", () => {
   });
 
   it("refuses resume when the agent advertises neither load nor resume (no text replay)", async () => {
-    const agent = createAgent(fake({ FAKE_ACP_NO_LOAD: "1" }), { workspace: workspace() });
+    // No warm writer (which would continue the open session): the second turn needs a resume.
+    const agent = createAgent(fake({ FAKE_ACP_NO_LOAD: "1" }), { workspace: workspace(), threadWriterIdleMs: 0 });
     try {
       const thread = await agent.startThread();
       await thread.run("hello");
