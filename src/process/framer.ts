@@ -33,6 +33,7 @@ export interface NdjsonFramerOptions {
 }
 
 const LF = 0x0a;
+const REPLACEMENT = "\uFFFD";
 const CR = 0x0d;
 
 /**
@@ -94,9 +95,12 @@ export class NdjsonFramer {
       // Newlines are character boundaries in UTF-8: one validation of the whole run of complete
       // lines usually stands in for one per line.
       const last = chunk.lastIndexOf(LF);
-      if (isUtf8(chunk.subarray(start, last))) {
-        // Decode the whole run once and split the string: one decode per chunk, not per line.
-        this.#parseRun(chunk.toString("utf8", start, last), out);
+      // Decode the whole run once and split the string: one decode per chunk, not per line. The
+      // decoder turns an invalid sequence into U+FFFD, so only a run holding one (or a genuine
+      // U+FFFD) is validated line by line; a run of one-byte characters is not searched at all.
+      const run = chunk.toString("utf8", start, last);
+      if (!run.includes(REPLACEMENT)) {
+        this.#parseRun(run, out);
         start = last + 1;
       } else {
         do {

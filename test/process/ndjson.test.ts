@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 
 import { ProtocolError } from "../../src/errors/index.js";
 import { NdjsonFramer, readJsonLines, writeJsonLine, type JsonLine } from "../../src/process/index.js";
+import { readJsonLineBatches } from "../../src/process/ndjson.js";
 
 async function collect(chunks: (string | Uint8Array)[], options: Parameters<typeof readJsonLines>[1] = {}): Promise<JsonLine[]> {
   const stream = new PassThrough();
@@ -49,6 +50,29 @@ describe("readJsonLines", () => {
     // The same when the bad line arrives in pieces.
     const pieces = await collect([bad.subarray(0, 7), bad.subarray(7), Buffer.from("3\n")]);
     expect(values(pieces)).toEqual([{ error: "invalid_utf8" }, 3]);
+  });
+
+  it("tells a genuine U+FFFD from invalid UTF-8 inside one chunk", () => {
+    const framer = new NdjsonFramer();
+    const out: JsonLine[] = [];
+    const chunk = Buffer.concat([
+      Buffer.from('{"a":"\uFFFD €"}\n'),
+      Buffer.from('{"b":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}\n{"c":"ü"}\n'),
+    ]);
+    framer.push(chunk, out);
+    expect(values(out)).toEqual([{ a: "\uFFFD €" }, { error: "invalid_utf8" }, { c: "ü" }]);
+  });
+
+  it("serves a chunk's lines as one batch, in the order readJsonLines serves them", async () => {
+    const stream = new PassThrough();
+    stream.end(Buffer.from('1\n{"x":"é"}\nnot json\n[2]\n3'));
+    const batches: JsonLine[][] = [];
+    for await (const batch of readJsonLineBatches(stream)) batches.push([...batch]);
+    expect(batches.every((batch) => batch.length > 0)).toBe(true);
+    expect(values(batches.flat())).toEqual([1, { x: "é" }, { error: "invalid_json" }, [2], 3]);
+    expect(batches[0]!.length).toBeGreaterThan(1);
   });
 
   it("rejects an oversized line early, discards its rest unbuffered and resumes", async () => {
