@@ -13,20 +13,22 @@ interface GatedEvent {
   requestId?: string;
 }
 
-/** Event types that open an item, with the prefix of its key (kinds share no key space). */
-const OPENS: Readonly<Record<string, string>> = {
-  "tool.started": "t:",
-  "approval.requested": "a:",
-  "question.requested": "q:",
+type KeyField = "itemId" | "callId" | "requestId";
+
+/** Event types that open an item: the prefix of its key (kinds share no key space) and its id field. */
+const OPENS: Readonly<Record<string, readonly [string, KeyField]>> = {
+  "tool.started": ["t:", "callId"],
+  "approval.requested": ["a:", "requestId"],
+  "question.requested": ["q:", "requestId"],
 };
 
-/** Event types that close an item, with the prefix of its key. */
-const CLOSES: Readonly<Record<string, string>> = {
-  "message.completed": "m:",
-  "reasoning.completed": "r:",
-  "tool.completed": "t:",
-  "approval.resolved": "a:",
-  "question.resolved": "q:",
+/** Event types that close an item: the prefix of its key and its id field. */
+const CLOSES: Readonly<Record<string, readonly [string, KeyField]>> = {
+  "message.completed": ["m:", "itemId"],
+  "reasoning.completed": ["r:", "itemId"],
+  "tool.completed": ["t:", "callId"],
+  "approval.resolved": ["a:", "requestId"],
+  "question.resolved": ["q:", "requestId"],
 };
 
 const TERMINALS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled"]);
@@ -55,7 +57,7 @@ export class StopGate {
     }
     const closes = CLOSES[type];
     if (closes !== undefined) {
-      const key = closes + keyOf(event);
+      const key = closes[0] + (event[closes[1]] ?? "");
       const wasOpen = this.#open.delete(key);
       // The next delta re-opens its item, even one of the same id.
       this.#lastDeltaItem = undefined;
@@ -64,11 +66,7 @@ export class StopGate {
     if (TERMINALS.has(type)) return true;
     if (stopping) return false;
     const opens = OPENS[type];
-    if (opens !== undefined) this.#open.add(opens + keyOf(event));
+    if (opens !== undefined) this.#open.add(opens[0] + (event[opens[1]] ?? ""));
     return true;
   }
-}
-
-function keyOf(event: GatedEvent): string {
-  return event.itemId ?? event.callId ?? event.requestId ?? "";
 }

@@ -9,6 +9,6 @@ export type { JsonLine, NdjsonFramerOptions } from "./framer.js";
 export { readJsonLines, writeJsonLine } from "./ndjson.js";
 export type { ReadJsonLinesOptions } from "./ndjson.js";
 export { liveProcessCount } from "./registry.js";
-export { DEFAULT_STDERR_TAIL_BYTES, DEFAULT_STOP_GRACE_MS, OUTPUT_CLOSED_EXIT_MS, spawnProcess } from "./spawn.js";
-export type { ManagedProcess, ProcessExit, ProcessHandle, SpawnProcessOptions, StopOptions } from "./spawn.js";
+export { DEFAULT_STDERR_TAIL_BYTES, DEFAULT_STOP_GRACE_MS, OUTPUT_CLOSED_EXIT_MS, spawnProcess, STOP_ESCALATION } from "./spawn.js";
+export type { ManagedProcess, ProcessExit, ProcessHandle, SpawnProcessOptions, StopEscalation, StopOptions } from "./spawn.js";
 export { TailBuffer } from "./tail-buffer.js";

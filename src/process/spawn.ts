@@ -17,8 +17,25 @@ import { TailBuffer } from "./tail-buffer.js";
 
 /** Default bound of the stderr tail. */
 export const DEFAULT_STDERR_TAIL_BYTES = 64 * 1024;
-/** Default time between SIGTERM and SIGKILL. */
-export const DEFAULT_STOP_GRACE_MS = 2000;
+/**
+ * How a provider that is told to stop is escalated (issue #14): the protocol's interrupt, then
+ * {@link StopEscalation.interruptGraceMs} for the turn to end; then stdin is closed and the group
+ * gets SIGTERM, then {@link StopEscalation.termGraceMs} before SIGKILL. Short on purpose: a
+ * cooperative CLI ends its turn and exits well within them, and one that ignores all of it is
+ * gone within about a second.
+ */
+export interface StopEscalation {
+  /** After the interrupt, how long the provider gets to end its turn before the group is stopped. */
+  interruptGraceMs: number;
+  /** After stdin end and SIGTERM, how long the group gets to exit before SIGKILL. */
+  termGraceMs: number;
+}
+
+/** The one escalation policy every driver's stop follows. */
+export const STOP_ESCALATION: Readonly<StopEscalation> = Object.freeze({ interruptGraceMs: 250, termGraceMs: 500 });
+
+/** Default time between SIGTERM and SIGKILL ({@link STOP_ESCALATION}'s `termGraceMs`). */
+export const DEFAULT_STOP_GRACE_MS = STOP_ESCALATION.termGraceMs;
 
 /** How often a stop checks whether the group has emptied: signal 0 is cheap, groups have no event. */
 const GROUP_POLL_MS = 25;
@@ -57,7 +74,7 @@ export interface ProcessExit {
 }
 
 export interface StopOptions {
-  /** Time allowed between SIGTERM and SIGKILL. Default 2000 ms. */
+  /** Time allowed between SIGTERM and SIGKILL. Default {@link DEFAULT_STOP_GRACE_MS}. */
   graceMs?: number;
 }
 

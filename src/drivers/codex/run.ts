@@ -11,10 +11,11 @@
  * `after_delivery` and nothing is replayed.
  */
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
+import { interruptWithinGrace } from "../../driver/kit/connection.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { EventSink, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
-import { JsonRpcError } from "../../process/index.js";
+import { JsonRpcError, STOP_ESCALATION } from "../../process/index.js";
 import type { Policy } from "../../driver/vocabulary.js";
 import type { DriverEvent } from "../../events/types.js";
 import { answerServerRequest } from "./approvals.js";
@@ -34,8 +35,8 @@ import type { TurnStartResponse } from "./protocol/v2/TurnStartResponse.js";
 import type { TurnSteerParams } from "./protocol/v2/TurnSteerParams.js";
 import type { UserInput } from "./protocol/v2/UserInput.js";
 
-/** How long a cancelled run waits for Codex to confirm the interrupt before the process is stopped anyway. */
-const INTERRUPT_GRACE_MS = 3000;
+/** How long a cancelled run waits for Codex to end the turn before the process is stopped anyway (the kit's escalation). */
+const INTERRUPT_GRACE_MS = STOP_ESCALATION.interruptGraceMs;
 
 const SANDBOX: Record<NonNullable<Policy["sandbox"]>, SandboxMode> = {
   "read-only": "read-only",
@@ -296,11 +297,10 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
     // The turn had completed before the cancel was acted on: it is the outcome, not the cancel.
     if (ended === "aborted" && mapper.done) ended = await mapper.outcome;
     if (ended === "aborted") {
-      await interrupt();
-      const grace = new Promise((resolve) => setTimeout(resolve, INTERRUPT_GRACE_MS).unref());
-      await Promise.race([mapper.outcome, exitWatch, grace]);
+      // Interrupt, then a short grace; a Codex that ignores it is stopped by the group escalation below.
+      await interruptWithinGrace(interrupt, Promise.race([mapper.outcome, exitWatch]));
       // A pending approval or question is resolved as cancelled by core; let that land before the terminal.
-      await Promise.race([Promise.all(pendingRequests), grace]);
+      await interruptWithinGrace(() => Promise.all(pendingRequests), Promise.all(pendingRequests));
       throw abortedReason(signal);
     }
     if ("exit" in ended) {
@@ -328,8 +328,17 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
     if (abortListener) signal.removeEventListener("abort", abortListener);
     unregisterSteer();
     detach();
-    if (!kept) await connection.close();
+    // A finished turn is the run's outcome at once: its process retires in the background (the
+    // driver owns it until it exits; close() reaps it). Any other ending stops it before returning.
+    if (!kept) await retireConnection(connection, mapper.done && !signal.aborted);
   }
+}
+
+function retireConnection(connection: CodexConnection, turnOver: boolean): Promise<void> {
+  const closing = connection.close();
+  if (!turnOver) return closing;
+  void closing.catch(() => undefined);
+  return Promise.resolve();
 }
 
 async function finish(

@@ -2,11 +2,14 @@
  * One run = one turn in one CLI process: take the prepared standby or start (and initialize) a
  * process — resuming or forking the thread's session when it has one — write the user line, map
  * what the CLI says until its `result`, answer its permission requests, and retire the process.
- * Cancellation sends `interrupt`, waits briefly for the CLI to wind down, then reaps the group;
- * core publishes the single `run.cancelled`. A `result` read before the cancel was acted on is the
- * turn's outcome: it is announced at once, and a later cancel only retires the process. Every
- * item the turn started and never finished is closed before the terminal.
+ * Cancellation escalates by the kit's one policy: `interrupt`, a short grace for the CLI to end
+ * its turn, then stdin end and SIGTERM, then SIGKILL; core publishes the single `run.cancelled`.
+ * A `result` read before the cancel was acted on is the turn's outcome: it is announced at once,
+ * and a later cancel only retires the process. Every item the turn started and never finished is
+ * closed before the terminal. A finished turn does not wait for its process: it retires in the
+ * background, owned by the launcher until it exits.
  */
+import { interruptWithinGrace } from "../../driver/kit/connection.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
@@ -22,8 +25,7 @@ import { usageOf } from "./usage.js";
 import { buildUserLine } from "./user-message.js";
 import { str, type Json, type ResultLine } from "./wire.js";
 
-/** After `interrupt`, how long the CLI gets to end its turn before the group is stopped. */
-const INTERRUPT_SETTLE_MS = 3_000;
+/** Bounds the pending `interrupt` request; the escalation itself does not wait this long. */
 const INTERRUPT_ANSWER_MS = 2_000;
 const MAX_CHECKED_SLUG = 180;
 
@@ -132,8 +134,14 @@ export async function runTurn(launcher: Launcher, owner: object, request: RunReq
     broker.close();
     // Whatever the CLI still writes (state changes after the result) no longer belongs to the run.
     await proc.attach(undefined);
-    // A CLI that timed out or failed its handshake is hung or broken: it gets no grace to exit.
-    if (!kept) await (delivered ? launcher.retire(proc) : proc.stop());
+    // A CLI that timed out or failed its handshake is hung or broken: it gets no grace to exit,
+    // and a cancelled turn is escalated now. A finished turn is the run's outcome at once: its
+    // process retires in the background (the launcher owns it until it exits; close() reaps it).
+    if (kept) {
+      // The thread's warm writer holds the process now; core retires it.
+    } else if (!delivered || interrupting) await proc.stop();
+    else if (mapper.result !== undefined) void launcher.retire(proc).catch(() => undefined);
+    else await launcher.retire(proc);
   }
   if (failure !== undefined) throw failure;
   const response: RunResponse = { ...outcome!, stderrTail: proc.stderrTail() };
@@ -166,13 +174,10 @@ async function complete(launcher: Launcher, proc: StreamJsonProcess, mapper: Tur
   return response;
 }
 
-/** Asks the CLI to stop the turn (where the dialect can take control requests yet) and waits briefly for it. */
+/** Asks the CLI to stop the turn (where the dialect can take control requests yet) and gives it the policy's short grace. */
 async function interrupt(launcher: Launcher, proc: StreamJsonProcess, mapper: TurnMapper, finished: Promise<void>): Promise<void> {
   if (proc.alive && (!launcher.dialect.controlNeedsSession || mapper.sessionOpen)) {
-    await proc.request({ subtype: "interrupt" }, { timeoutMs: INTERRUPT_ANSWER_MS }).catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([finished, proc.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, INTERRUPT_SETTLE_MS)))]);
-    clearTimeout(timer);
+    await interruptWithinGrace(() => proc.request({ subtype: "interrupt" }, { timeoutMs: INTERRUPT_ANSWER_MS }), Promise.race([finished, proc.ended]));
   }
   await mapper.closeOpenItems().catch(() => undefined);
 }

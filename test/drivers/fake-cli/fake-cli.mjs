@@ -4,7 +4,10 @@
 // | malformed-commands | unknown-mcp-status.
 // Turn behaviour is chosen by markers in the prompt: [[think]] [[write]] [[bash]] [[todo]] [[ask]]
 // [[mcp]] [[task]] [[slow]] [[unfinished]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]]
-// [[leak]] [[malformed-flood]] [[untyped]].
+// [[leak]] [[malformed-flood]] [[untyped]] [[stubborn]] [[linger]].
+// [[stubborn]] streams deltas until killed, ignoring interrupt, stdin end and SIGTERM; [[linger]]
+// answers normally but then ignores SIGTERM and, once its input ends, exits only when the file
+// FAKE_CLI_RELEASE_FILE exists.
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -312,6 +315,12 @@ async function turn(message) {
     }
     return;
   }
+  if (prompt.includes("[[stubborn]]")) return stubbornTurn();
+  if (prompt.includes("[[linger]]")) {
+    // Held until released: SIGTERM too is ignored, so only the release or SIGKILL ends it.
+    lingering = true;
+    process.on("SIGTERM", () => log({ event: "sigterm-while-lingering" }));
+  }
   if (prompt.includes("[[think]]")) await streamText("Let me think about it.", { kind: "thinking" });
   if (prompt.includes("[[slow]]")) {
     const id = `msg_fake_${++msgCounter}`;
@@ -413,6 +422,27 @@ async function turn(message) {
   result("Hello from the fake CLI.");
 }
 
+/** Streams until SIGKILL: the interrupt is answered but not honoured, SIGTERM and stdin end are ignored. */
+async function stubbornTurn() {
+  process.on("SIGTERM", () => log({ event: "sigterm-ignored" }));
+  log({ event: "stubborn" });
+  const id = `msg_fake_${++msgCounter}`;
+  if (partial) out({ type: "stream_event", event: { type: "message_start", message: { id, content: [] } }, parent_tool_use_id: null, ...base() });
+  for (;;) {
+    out({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "more " } }, parent_tool_use_id: null, ...base() });
+    await sleep(2);
+  }
+}
+
+let lingering = false;
+/** [[linger]]: exit once the release file exists (checked without holding the event loop open forever). */
+async function exitWhenReleased() {
+  const file = process.env.FAKE_CLI_RELEASE_FILE;
+  log({ event: "lingering" });
+  while (file && !existsSync(file)) await sleep(10);
+  process.exit(0);
+}
+
 let buffer = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => {
@@ -444,5 +474,5 @@ process.stdin.on("data", (chunk) => {
   }
 });
 process.stdin.on("end", () => {
-  void busy.then(() => process.exit(0));
+  void busy.then(() => (lingering ? exitWhenReleased() : process.exit(0)));
 });
