@@ -7,6 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/index.js";
 import type { Driver, EventSink, RunRequest, RunResponse } from "../../src/driver/types.js";
+import type { ApprovalRequest } from "../../src/driver/vocabulary.js";
+import type { ApprovalDecision } from "../../src/events/types.js";
 import type { AgentEvent } from "../../src/events/types.js";
 import { RunCancelledError } from "../../src/errors/index.js";
 import { fakeDriver } from "../../src/testing/index.js";
@@ -22,6 +24,8 @@ function unrulyDriver(): Driver {
     await sink.emit({ type: "message.delta", itemId: "m1", text: "a" });
     await sink.emit({ type: "tool.started", callId: "c1", kind: "other", title: "first tool" });
     await sink.emit({ type: "reasoning.delta", itemId: "r1", text: "thinking" });
+    // An approval that names its tool call: it is keyed by its request id, not the call's.
+    const approval = request.approve({ requestId: "ap1", callId: "c1", kind: "command", summary: "run it", options: [] });
     while (!signal.aborted) await sink.emit({ type: "message.delta", itemId: "m1", text: "b" });
     for (let i = 0; i < AFTER_ABORT; i++) {
       await sink.emit({ type: "message.delta", itemId: i % 2 === 0 ? "m1" : "m2", text: "late" });
@@ -36,6 +40,7 @@ function unrulyDriver(): Driver {
     await sink.emit({ type: "message.completed", itemId: "m1", text: "ab" });
     await sink.emit({ type: "message.completed", itemId: "m2", text: "late" });
     await sink.emit({ type: "tool.completed", callId: "late-0", status: "completed" });
+    await approval;
     await sink.emit({ type: "tool.completed", callId: "c1", status: "failed" });
     throw signal.reason;
   };
@@ -51,7 +56,10 @@ function unrulyDriver(): Driver {
 type StopKind = "cancel" | "signal";
 
 async function streamAndStop(kind: StopKind, readBeforeStop: number, bufferSize?: number) {
-  const agent = createAgent(unrulyDriver(), bufferSize ? { events: { bufferSize } } : {});
+  // The host answers the approval only when the run stops, so it is open at the stop.
+  const onApproval = (_request: ApprovalRequest, signal: AbortSignal) =>
+    new Promise<ApprovalDecision>((resolve) => signal.addEventListener("abort", () => resolve({ decision: "deny" }), { once: true }));
+  const agent = createAgent(unrulyDriver(), { defaults: { onApproval }, ...(bufferSize ? { events: { bufferSize } } : {}) });
   const caller = new AbortController();
   const stream = agent.stream("go", { signal: caller.signal });
   const before: AgentEvent[] = [];
@@ -82,7 +90,9 @@ describe.each<StopKind>(["cancel", "signal"])("a stop by %s", (kind) => {
     expect(types.filter((type) => type.endsWith(".started") || type === "tool.updated" || type === "notice")).toEqual([]);
     // Only the items the consumer saw open are closed: m2, new-* and late-* were never delivered open.
     const closings = after.filter((event) => event.type !== "run.cancelled");
-    expect(closings.map((event) => `${event.type}:${"itemId" in event ? event.itemId : "callId" in event ? event.callId : ""}`)).toEqual([
+    const idOf = (event: AgentEvent) => ("itemId" in event ? event.itemId : "callId" in event ? event.callId : "requestId" in event ? event.requestId : "");
+    expect(closings.map((event) => `${event.type}:${idOf(event)}`)).toEqual([
+      "approval.resolved:ap1",
       "reasoning.completed:r1",
       "message.completed:m1",
       "tool.completed:c1",
