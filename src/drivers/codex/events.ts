@@ -129,6 +129,8 @@ type Emit = (event: DriverEvent) => Promise<void> | undefined;
 const RESOLVED: Promise<void> = Promise.resolve();
 type Handler<M extends Method> = (mapper: TurnMapper, params: Lenient<ParamsOf<M>>) => Promise<void> | void;
 type HandlerTable = { [M in Method]: Handler<M> | null };
+/** One variant of a `ThreadItem`, as it may arrive. */
+type ItemOf<K extends ThreadItem["type"]> = Lenient<Extract<ThreadItem, { type: K }>>;
 
 /** The state of one turn and the mapping of its notifications. */
 export class TurnMapper {
@@ -240,70 +242,16 @@ export class TurnMapper {
     const id = str(item?.id);
     if (item === undefined || id === undefined) return;
     switch (item.type) {
-      case "agentMessage": {
-        const text = str(item.text) ?? this.#messages.get(id)?.toString() ?? "";
-        this.#messages.delete(id);
-        const phase = str(item.phase);
-        this.completedMessages.push(phase === undefined ? { id, text } : { id, text, phase });
-        await this.emit({ type: "message.completed", itemId: id, text, provenance: provenance("item/completed", id) });
-        break;
-      }
-      case "reasoning": {
-        const summary = list(item.summary).map(str).filter((s): s is string => s !== undefined);
-        const content = list(item.content).map(str).filter((s): s is string => s !== undefined);
-        const streamed = this.#reasoning.get(id);
-        this.#reasoning.delete(id);
-        const text = streamed?.stream === "raw" ? content.join("\n\n") : summary.length > 0 ? summary.join("\n\n") : content.join("\n\n");
-        if (text !== "" || streamed !== undefined) {
-          await this.emit({ type: "reasoning.completed", itemId: id, text, provenance: provenance("item/completed", id) });
-        }
-        break;
-      }
-      case "commandExecution": {
-        await this.#ensureStarted(field, id);
-        const exitCode = num(item.exitCode);
-        const output = str(item.aggregatedOutput);
-        await this.emit({
-          type: "tool.completed",
-          callId: id,
-          status: toolStatus(item),
-          ...(output !== undefined ? { output } : {}),
-          ...(exitCode !== undefined ? { exitCode } : {}),
-          provenance: provenance("item/completed", id),
-        });
-        break;
-      }
-      case "fileChange": {
-        const changes = Array.isArray(item.changes) ? fileChangeSummaries(item.changes) : this.#fileChanges.get(id) ?? [];
-        this.#fileChanges.set(id, changes);
-        await this.#ensureStarted(field, id);
-        const diff = changes.map((c) => c.diff).filter((d): d is string => d !== undefined && d !== "").join("\n");
-        await this.emit({
-          type: "tool.completed",
-          callId: id,
-          status: toolStatus(item),
-          ...(diff !== "" ? { diff } : {}),
-          provenance: provenance("item/completed", id),
-        });
-        break;
-      }
-      case "mcpToolCall": {
-        await this.#ensureStarted(field, id);
-        const error = str(open(item.error)?.message);
-        const text = list(open(item.result)?.content)
-          .map((c) => str(open(c)?.text))
-          .filter((t): t is string => t !== undefined)
-          .join("\n");
-        const output = error ?? (text !== "" ? text : undefined);
-        await this.emit({
-          type: "tool.completed",
-          callId: id,
-          status: error !== undefined ? "failed" : toolStatus(item),
-          ...(output !== undefined ? { output } : {}),
-          provenance: provenance("item/completed", id),
-        });
-        break;
-      }
+      case "agentMessage":
+        return this.#messageCompleted(item, id);
+      case "reasoning":
+        return this.#reasoningCompleted(item, id);
+      case "commandExecution":
+        return this.#commandCompleted(field, item, id);
+      case "fileChange":
+        return this.#fileChangeCompleted(field, item, id);
+      case "mcpToolCall":
+        return this.#mcpToolCompleted(field, item, id);
       case "dynamicToolCall":
       case "collabAgentToolCall":
       case "subAgentActivity":
@@ -326,6 +274,71 @@ export class TurnMapper {
       default:
         break;
     }
+  }
+
+  async #messageCompleted(item: ItemOf<"agentMessage">, id: string): Promise<void> {
+    const text = str(item.text) ?? this.#messages.get(id)?.toString() ?? "";
+    this.#messages.delete(id);
+    const phase = str(item.phase);
+    this.completedMessages.push(phase === undefined ? { id, text } : { id, text, phase });
+    await this.emit({ type: "message.completed", itemId: id, text, provenance: provenance("item/completed", id) });
+  }
+
+  async #reasoningCompleted(item: ItemOf<"reasoning">, id: string): Promise<void> {
+    const summary = list(item.summary).map(str).filter((s): s is string => s !== undefined);
+    const content = list(item.content).map(str).filter((s): s is string => s !== undefined);
+    const streamed = this.#reasoning.get(id);
+    this.#reasoning.delete(id);
+    // The completed text follows what was streamed: raw content, or the summary when there is one.
+    const text = streamed?.stream === "raw" ? content.join("\n\n") : summary.length > 0 ? summary.join("\n\n") : content.join("\n\n");
+    if (text !== "" || streamed !== undefined) {
+      await this.emit({ type: "reasoning.completed", itemId: id, text, provenance: provenance("item/completed", id) });
+    }
+  }
+
+  async #commandCompleted(field: unknown, item: ItemOf<"commandExecution">, id: string): Promise<void> {
+    await this.#ensureStarted(field, id);
+    const exitCode = num(item.exitCode);
+    const output = str(item.aggregatedOutput);
+    await this.emit({
+      type: "tool.completed",
+      callId: id,
+      status: toolStatus(item),
+      ...(output !== undefined ? { output } : {}),
+      ...(exitCode !== undefined ? { exitCode } : {}),
+      provenance: provenance("item/completed", id),
+    });
+  }
+
+  async #fileChangeCompleted(field: unknown, item: ItemOf<"fileChange">, id: string): Promise<void> {
+    const changes = Array.isArray(item.changes) ? fileChangeSummaries(item.changes) : this.#fileChanges.get(id) ?? [];
+    this.#fileChanges.set(id, changes);
+    await this.#ensureStarted(field, id);
+    const diff = changes.map((c) => c.diff).filter((d): d is string => d !== undefined && d !== "").join("\n");
+    await this.emit({
+      type: "tool.completed",
+      callId: id,
+      status: toolStatus(item),
+      ...(diff !== "" ? { diff } : {}),
+      provenance: provenance("item/completed", id),
+    });
+  }
+
+  async #mcpToolCompleted(field: unknown, item: ItemOf<"mcpToolCall">, id: string): Promise<void> {
+    await this.#ensureStarted(field, id);
+    const error = str(open(item.error)?.message);
+    const text = list(open(item.result)?.content)
+      .map((c) => str(open(c)?.text))
+      .filter((t): t is string => t !== undefined)
+      .join("\n");
+    const output = error ?? (text !== "" ? text : undefined);
+    await this.emit({
+      type: "tool.completed",
+      callId: id,
+      status: error !== undefined ? "failed" : toolStatus(item),
+      ...(output !== undefined ? { output } : {}),
+      provenance: provenance("item/completed", id),
+    });
   }
 
   async #toolStarted(id: string, kind: "command" | "file_change" | "mcp" | "web_search" | "subagent" | "read" | "other", title: string, input: unknown): Promise<void> {
