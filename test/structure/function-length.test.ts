@@ -23,7 +23,6 @@ const GENERATED = "src/drivers/codex/protocol/";
  * Entries are removed as those rewrites land; nothing may be added here.
  */
 const PENDING_REWRITE: ReadonlySet<string> = new Set([
-  "src/drivers/codex/inspect.ts inspectConnection",
   "src/drivers/codex/run.ts runTurn",
   "src/drivers/pi/run.ts runPiTurn",
   "src/drivers/stream-json/driver.ts createStreamJsonDriver",

@@ -282,13 +282,11 @@ async function single<M extends ClientMethod>(
   }
 }
 
-/** Every panel, from one initialized connection. Rejects only when `signal` aborts. */
-export async function inspectConnection(
-  connection: CodexConnection,
-  workspace: string,
-  executablePath: string,
-  signal: AbortSignal,
-): Promise<Omit<InspectResponse, "secrets">> {
+type Paged = Awaited<ReturnType<typeof paged>>;
+type Single = Awaited<ReturnType<typeof single>>;
+
+/** The environment panel, from the handshake itself (no request of its own). */
+function environmentObservation(connection: CodexConnection, executablePath: string): Observation<EnvironmentReport> {
   const version = connection.providerVersion;
   const init = readFrame<InitializeResponse>(connection.initialize);
   const initEvidence: Evidence = {
@@ -299,18 +297,7 @@ export async function inspectConnection(
     durationMs: Math.round(connection.handshakeMs * 100) / 100,
   };
   if (version !== undefined) initEvidence.providerVersion = version;
-
-  // Independent read-only calls, in flight together on one connection. `mcpServerStatus/list`
-  // is not among them: answering it starts every configured MCP server.
-  const [models, config, account, limits, skills] = await Promise.all([
-    paged(connection, "model/list", { includeHidden: true }, signal, "account"),
-    single(connection, "config/read", { cwd: workspace }, signal, "workspace"),
-    single(connection, "account/read", {}, signal, "account"),
-    single(connection, "account/rateLimits/read", undefined, signal, "account"),
-    single(connection, "skills/list", { cwds: [workspace] }, signal, "workspace"),
-  ]);
-
-  const environment: Observation<EnvironmentReport> = observed(
+  return observed(
     compact({
       executablePath,
       version,
@@ -321,64 +308,100 @@ export async function inspectConnection(
     }),
     [initEvidence],
   );
+}
 
-  let modelsObs: Observation<ModelInfo[]>;
-  if (models.error !== undefined && models.pages.length === 0) modelsObs = failedObservation("model/list", models.error, models.records);
-  else if (models.pages.some((p) => !Array.isArray(readFrame<ModelListResponse>(p)?.data))) {
-    modelsObs = unavailable("malformed_response", "model/list answered without a data list", models.records);
-  } else {
-    const catalogue = models.pages.flatMap((p) => list(readFrame<ModelListResponse>(p)?.data).map(mapModel).filter((m): m is ModelInfo => m !== undefined));
-    modelsObs = observed(catalogue, models.records);
+/** The catalogue over every page read; a failure after the first page keeps the pages read. */
+function modelsObservation(models: Paged): Observation<ModelInfo[]> {
+  if (models.error !== undefined && models.pages.length === 0) return failedObservation("model/list", models.error, models.records);
+  if (models.pages.some((p) => !Array.isArray(readFrame<ModelListResponse>(p)?.data))) {
+    return unavailable("malformed_response", "model/list answered without a data list", models.records);
   }
+  const catalogue = models.pages.flatMap((p) => list(readFrame<ModelListResponse>(p)?.data).map(mapModel).filter((m): m is ModelInfo => m !== undefined));
+  return observed(catalogue, models.records);
+}
 
-  let configuration: Observation<ConfigurationReport>;
-  let profile: Observation<ProfileSnapshot>;
-  let mcpObs: Observation<McpReport>;
+/** The three panels `config/read` answers: configuration, profile and the configured MCP servers. */
+function configObservations(config: Single): {
+  configuration: Observation<ConfigurationReport>;
+  profile: Observation<ProfileSnapshot>;
+  mcp: Observation<McpReport>;
+} {
+  const records = [config.record];
   if (config.error !== undefined) {
-    configuration = failedObservation("config/read", config.error, [config.record]);
-    profile = failedObservation("config/read", config.error, [config.record]);
-    mcpObs = failedObservation("config/read", config.error, [config.record]);
-  } else if (configOf(config.answer) === undefined) {
-    configuration = unavailable("malformed_response", "config/read answered without a config", [config.record]);
-    profile = unavailable("malformed_response", "config/read answered without a config", [config.record]);
-    mcpObs = unavailable("malformed_response", "config/read answered without a config", [config.record]);
-  } else {
-    const mapped = mapConfiguration(config.answer);
-    configuration = observed(mapped.configuration, [config.record]);
-    profile = observed(mapped.profile, [config.record]);
-    mcpObs = observed(mapConfiguredMcpServers(config.answer), [config.record]);
+    return {
+      configuration: failedObservation("config/read", config.error, records),
+      profile: failedObservation("config/read", config.error, records),
+      mcp: failedObservation("config/read", config.error, records),
+    };
   }
-
-  let auth: Observation<AuthReport>;
-  if (account.error !== undefined) auth = failedObservation("account/read", account.error, [account.record]);
-  else {
-    const mapped = mapAuth(account.answer);
-    auth = "status" in mapped
-      ? { ...mapped, evidence: [account.record] }
-      : unavailable("auth_required", "Codex is not signed in and its model provider requires an OpenAI account", [account.record]);
+  if (configOf(config.answer) === undefined) {
+    return {
+      configuration: unavailable("malformed_response", "config/read answered without a config", records),
+      profile: unavailable("malformed_response", "config/read answered without a config", records),
+      mcp: unavailable("malformed_response", "config/read answered without a config", records),
+    };
   }
+  const mapped = mapConfiguration(config.answer);
+  return {
+    configuration: observed(mapped.configuration, records),
+    profile: observed(mapped.profile, records),
+    mcp: observed(mapConfiguredMcpServers(config.answer), records),
+  };
+}
 
-  let quota: Observation<QuotaReport>;
-  if (limits.error !== undefined) quota = failedObservation("account/rateLimits/read", limits.error, [limits.record]);
-  else if (readFrame<GetAccountRateLimitsResponse>(limits.answer) === undefined) quota = unavailable("malformed_response", "account/rateLimits/read answered without a result", [limits.record]);
-  else quota = observed(mapQuota(limits.answer), [limits.record]);
+function authObservation(account: Single): Observation<AuthReport> {
+  if (account.error !== undefined) return failedObservation("account/read", account.error, [account.record]);
+  const mapped = mapAuth(account.answer);
+  return "status" in mapped
+    ? { ...mapped, evidence: [account.record] }
+    : unavailable("auth_required", "Codex is not signed in and its model provider requires an OpenAI account", [account.record]);
+}
 
-  let skillsObs: Observation<SkillSnapshot>;
-  if (skills.error !== undefined) skillsObs = failedObservation("skills/list", skills.error, [skills.record]);
-  else if (!Array.isArray(readFrame<SkillsListResponse>(skills.answer)?.data)) {
-    skillsObs = unavailable("malformed_response", "skills/list answered without a data list", [skills.record]);
-  } else skillsObs = observed(mapSkills(skills.answer), [skills.record]);
+function quotaObservation(limits: Single): Observation<QuotaReport> {
+  if (limits.error !== undefined) return failedObservation("account/rateLimits/read", limits.error, [limits.record]);
+  if (readFrame<GetAccountRateLimitsResponse>(limits.answer) === undefined) {
+    return unavailable("malformed_response", "account/rateLimits/read answered without a result", [limits.record]);
+  }
+  return observed(mapQuota(limits.answer), [limits.record]);
+}
 
+function skillsObservation(skills: Single): Observation<SkillSnapshot> {
+  if (skills.error !== undefined) return failedObservation("skills/list", skills.error, [skills.record]);
+  if (!Array.isArray(readFrame<SkillsListResponse>(skills.answer)?.data)) {
+    return unavailable("malformed_response", "skills/list answered without a data list", [skills.record]);
+  }
+  return observed(mapSkills(skills.answer), [skills.record]);
+}
+
+/** Every panel, from one initialized connection. Rejects only when `signal` aborts. */
+export async function inspectConnection(
+  connection: CodexConnection,
+  workspace: string,
+  executablePath: string,
+  signal: AbortSignal,
+): Promise<Omit<InspectResponse, "secrets">> {
+  // The handshake's evidence is stamped before the panel calls start.
+  const environment = environmentObservation(connection, executablePath);
+  // Independent read-only calls, in flight together on one connection. `mcpServerStatus/list`
+  // is not among them: answering it starts every configured MCP server.
+  const [models, config, account, limits, skills] = await Promise.all([
+    paged(connection, "model/list", { includeHidden: true }, signal, "account"),
+    single(connection, "config/read", { cwd: workspace }, signal, "workspace"),
+    single(connection, "account/read", {}, signal, "account"),
+    single(connection, "account/rateLimits/read", undefined, signal, "account"),
+    single(connection, "skills/list", { cwds: [workspace] }, signal, "workspace"),
+  ]);
+  const { configuration, profile, mcp } = configObservations(config);
   return {
     environment,
-    models: modelsObs,
+    models: modelsObservation(models),
     commands: unsupported("codex app-server offers no machine-readable catalogue of slash commands"),
-    skills: skillsObs,
-    mcp: mcpObs,
-    quota,
+    skills: skillsObservation(skills),
+    mcp,
+    quota: quotaObservation(limits),
     profile,
     configuration,
-    auth,
+    auth: authObservation(account),
   };
 }
 
