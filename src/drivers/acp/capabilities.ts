@@ -1,6 +1,6 @@
 /** The `initialize` capabilities a run depends on, read leniently (a flag the agent did not send is `false`). */
 import type { InitializeResponse } from "@agentclientprotocol/sdk/unstable";
-import { at, within, wire } from "./wire.js";
+import { bool, open, openOrEmpty, readFrame } from "../../driver/lens.js";
 
 export interface AgentCaps {
   /** `promptCapabilities.image`: image content blocks are accepted. */
@@ -20,16 +20,16 @@ export interface AgentCaps {
 }
 
 export function agentCaps(init: unknown): AgentCaps {
-  const caps = within(wire<InitializeResponse>(init) ?? {}, "agentCapabilities");
-  const prompt = within(caps, "promptCapabilities");
-  const session = within(caps, "sessionCapabilities");
+  const caps = openOrEmpty(readFrame<InitializeResponse>(init)?.agentCapabilities);
+  const prompt = openOrEmpty(caps.promptCapabilities);
+  const session = openOrEmpty(caps.sessionCapabilities);
   return {
-    image: prompt.image === true,
-    audio: prompt.audio === true,
-    embeddedContext: prompt.embeddedContext === true,
-    loadSession: caps.loadSession === true,
-    resume: at(session, "resume") !== undefined,
-    fork: at(session, "fork") !== undefined,
-    mcpHttp: within(caps, "mcpCapabilities").http === true,
+    image: bool(prompt.image) === true,
+    audio: bool(prompt.audio) === true,
+    embeddedContext: bool(prompt.embeddedContext) === true,
+    loadSession: bool(caps.loadSession) === true,
+    resume: open(session.resume) !== undefined,
+    fork: open(session.fork) !== undefined,
+    mcpHttp: bool(openOrEmpty(caps.mcpCapabilities).http) === true,
   };
 }

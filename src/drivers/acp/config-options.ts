@@ -6,8 +6,7 @@
 import type { NewSessionResponse, SessionConfigOption, SetSessionConfigOptionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { RunRequest } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
-import { str } from "../../driver/json.js";
-import { each, wire, type Wire } from "./wire.js";
+import { claim, list, open, openAnyVariant, openEach, readFrame, str, type AnyVariant, type Lenient } from "../../driver/lens.js";
 
 /**
  * The session's model state as ACP's earlier unstable `session/new` answer carried it
@@ -17,16 +16,27 @@ export interface LegacySessionModels {
   models?: { currentModelId?: string };
 }
 
-/** A session answer (`session/new`, `/load`, `/resume`, `/fork`) as the config options read it. */
-export type SessionAnswer = Wire<NewSessionResponse & LegacySessionModels>;
+/** A session answer (`session/new`, `/load`, `/resume`, `/fork`) as the schema and the earlier drafts type it. */
+export type SessionAnswerFrame = NewSessionResponse & LegacySessionModels;
+/** A session answer as the config options read it. */
+export type SessionAnswer = Lenient<SessionAnswerFrame>;
+
+/** A config option, read whatever its `type` (a select's options are read even when the tag is missing). */
+export type ConfigOption = Lenient<AnyVariant<SessionConfigOption>>;
+
+/** The objects of a config options list (anything else in it is skipped). */
+function configOptions(options: unknown): ConfigOption[] {
+  return list(claim<SessionConfigOption[]>(options)).flatMap((option) => openAnyVariant(option) ?? []);
+}
 
 /** Every value an option offers, flat or grouped. */
-export function optionValues(option: Wire<SessionConfigOption>): string[] {
+export function optionValues(option: ConfigOption): string[] {
   const values: string[] = [];
-  for (const entry of each(option, "options")) {
-    const value = str(entry.value);
+  for (const element of list(option.options)) {
+    const entry = openAnyVariant(element);
+    const value = str(entry?.value);
     if (value !== undefined) values.push(value);
-    for (const inner of each(entry, "options")) {
+    for (const inner of openEach(entry?.options)) {
       const innerValue = str(inner.value);
       if (innerValue !== undefined) values.push(innerValue);
     }
@@ -35,8 +45,8 @@ export function optionValues(option: Wire<SessionConfigOption>): string[] {
 }
 
 /** The option of `category`, else the first whose id is one of `ids` (agents that send no category). */
-export function findOption(options: readonly Wire<SessionConfigOption>[], category: string, ids: readonly string[]): Wire<SessionConfigOption> | undefined {
-  return options.find((o) => o.category === category) ?? options.find((o) => ids.includes(String(o.id)));
+export function findOption(options: readonly ConfigOption[], category: string, ids: readonly string[]): ConfigOption | undefined {
+  return options.find((o) => str(o.category) === category) ?? options.find((o) => ids.includes(String(o.id)));
 }
 
 /** One setting requested of the session. */
@@ -49,18 +59,18 @@ interface Setting {
 
 /** The session's config options as last reported, by the session answer, a set answer or a `config_option_update`. */
 export class SessionConfigOptions {
-  #options: Wire<SessionConfigOption>[] = [];
+  #options: ConfigOption[] = [];
   #legacyModelId: string | undefined;
 
   /** Replaces the list when `options` is one (a session answer, a set answer or a `config_option_update` carries the whole list). */
   replace(options: unknown): void {
-    if (Array.isArray(options)) this.#options = each({ configOptions: options } as Wire<SetSessionConfigOptionResponse>, "configOptions");
+    if (Array.isArray(options)) this.#options = configOptions(options);
   }
 
   /** Takes what the session answer reports: its options (when it sends them) and its legacy model state. */
   adopt(answer: SessionAnswer): void {
     this.replace(answer.configOptions);
-    this.#legacyModelId = str(wire<NonNullable<LegacySessionModels["models"]>>(answer.models)?.currentModelId);
+    this.#legacyModelId = str(open(answer.models)?.currentModelId);
   }
 
   /**
@@ -85,7 +95,7 @@ export class SessionConfigOptions {
       });
     }
     const configId = String(option.id);
-    if (option.currentValue === value) return;
+    if (str(option.currentValue) === value) return;
     const offered = optionValues(option);
     if (!offered.includes(value)) {
       throw new ProviderError(`${label} "${value}" is not offered by the agent's "${configId}" option (offered: ${offered.join(", ") || "none"})`, {
@@ -93,11 +103,11 @@ export class SessionConfigOptions {
         phase: "before_delivery",
       });
     }
-    const answer = wire<SetSessionConfigOptionResponse>(await set(configId, value));
+    const answer = readFrame<SetSessionConfigOptionResponse>(await set(configId, value));
     if (answer !== undefined) this.replace(answer.configOptions);
     await drained();
     const readback = findOption(this.#options, category, ids);
-    if (readback?.currentValue !== value) {
+    if (str(readback?.currentValue) !== value) {
       throw new ProviderError(`the agent did not confirm ${label} "${value}" on its "${configId}" option (current: ${String(readback?.currentValue)})`, {
         code: "config_value_rejected",
         phase: "before_delivery",

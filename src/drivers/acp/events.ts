@@ -8,8 +8,8 @@ import type { DriverEvent, PlanEntry, ToolKind } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
-import { arr, num, str } from "../../driver/json.js";
-import { at, each, wire, type Wire } from "./wire.js";
+import { arr } from "../../driver/json.js";
+import { num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
 
 export type Emit = (event: DriverEvent) => Promise<void>;
 
@@ -62,7 +62,7 @@ export function toolKind(kind: unknown): ToolKind {
 }
 
 /** A `{type:"diff"}` tool content item as a unified-style text. */
-export function diffText(item: Wire<Diff>): string | undefined {
+export function diffText(item: Lenient<Diff>): string | undefined {
   const path = str(item.path);
   const newText = str(item.newText);
   if (path === undefined || newText === undefined) return undefined;
@@ -73,16 +73,16 @@ export function diffText(item: Wire<Diff>): string | undefined {
   return lines.join("\n");
 }
 
-function contentText(update: Wire<ToolUpdate>): { output?: string; diff?: string } {
+function contentText(update: Lenient<ToolUpdate>): { output?: string; diff?: string } {
   const texts: string[] = [];
   const diffs: string[] = [];
-  for (const item of each(update, "content")) {
-    const content = at(item, "content");
-    if (item.type === "content" && content?.type === "text") {
+  for (const item of openEach(update.content)) {
+    const content = item.type === "content" ? open(item.content) : undefined;
+    if (content?.type === "text") {
       const t = str(content.text);
       if (t !== undefined) texts.push(t);
     } else if (item.type === "diff") {
-      const d = diffText(item as Wire<Diff>);
+      const d = diffText(item);
       if (d !== undefined) diffs.push(d);
     }
   }
@@ -94,7 +94,7 @@ function contentText(update: Wire<ToolUpdate>): { output?: string; diff?: string
 
 /** `PromptResponse.usage` / `_meta.usage` token counts → canonical usage. */
 export function tokenUsage(reported: unknown): Usage | undefined {
-  const u = wire<ReportedUsage>(reported);
+  const u = readFrame<ReportedUsage>(reported);
   if (u === undefined) return undefined;
   const out: Usage = {};
   const set = (key: keyof Usage, value: unknown) => {
@@ -111,8 +111,8 @@ export function tokenUsage(reported: unknown): Usage | undefined {
 }
 
 /** Gemini CLI's token counts in `PromptResponse._meta.quota.token_count`. */
-export function quotaUsage(meta: Wire<GeminiPromptMeta> | undefined): Usage | undefined {
-  const quota = meta === undefined ? undefined : at(meta, "quota");
+export function quotaUsage(meta: unknown): Usage | undefined {
+  const quota = open(readFrame<GeminiPromptMeta>(meta)?.quota);
   return quota === undefined ? undefined : tokenUsage(quota.token_count);
 }
 
@@ -206,8 +206,8 @@ export class UpdateMapper {
     }
   }
 
-  async #chunk(type: "message" | "reasoning", update: Wire<ContentChunk>): Promise<void> {
-    const content = at(update, "content");
+  async #chunk(type: "message" | "reasoning", update: Lenient<ContentChunk>): Promise<void> {
+    const content = open(update.content);
     const acpId = str(update.messageId);
     if (content === undefined) {
       await this.notice("warning", "malformed_update", `an ${type === "message" ? "agent message" : "agent thought"} chunk carried no content block`);
@@ -236,11 +236,11 @@ export class UpdateMapper {
   }
 
   /** Announces a tool call first seen in a permission request (Gemini asks before any `tool_call`). */
-  async ensureTool(toolCall: Wire<ToolCallUpdate>): Promise<string | undefined> {
+  async ensureTool(toolCall: Lenient<ToolCallUpdate>): Promise<string | undefined> {
     const id = str(toolCall.toolCallId);
     if (id === undefined) return undefined;
     // The permission request's ToolCallUpdate announced as the tool_call the agent never sent.
-    if (!this.#tools.has(id)) await this.#toolUpdate({ ...toolCall, sessionUpdate: "tool_call" } as Wire<ToolUpdate>, true);
+    if (!this.#tools.has(id)) await this.#toolUpdate({ ...toolCall, sessionUpdate: "tool_call" } as Lenient<ToolUpdate>, true);
     const state = this.#tools.get(id);
     if (state !== undefined && !state.counted) {
       if (toolCall.rawInput !== undefined) state.input = toolCall.rawInput;
@@ -250,7 +250,7 @@ export class UpdateMapper {
     return id;
   }
 
-  async #toolUpdate(update: Wire<ToolUpdate>, fromPermission = false): Promise<void> {
+  async #toolUpdate(update: Lenient<ToolUpdate>, fromPermission = false): Promise<void> {
     const id = str(update.toolCallId);
     if (id === undefined) {
       await this.notice("warning", "malformed_update", "a tool call update carried no toolCallId");
@@ -284,7 +284,7 @@ export class UpdateMapper {
       const text = output ?? (typeof rawOutput === "string" ? rawOutput : undefined);
       if (text !== undefined) done.output = text;
       if (diff !== undefined) done.diff = diff;
-      const command = wire<CommandRawOutput>(rawOutput);
+      const command = readFrame<CommandRawOutput>(rawOutput);
       const exitCode = command === undefined ? undefined : num(command.exitCode ?? command.exit_code);
       if (exitCode !== undefined) done.exitCode = exitCode;
       await this.#emit(done);
@@ -303,7 +303,7 @@ export class UpdateMapper {
    * a kind the SDK adds stops this compiling until it is mapped or declared unmapped (`undefined`:
    * an `unmapped_update` notice, as for a kind outside the schema).
    */
-  static readonly #handlers: { readonly [K in UpdateKind]: ((mapper: UpdateMapper, update: Wire<UpdateOf<K>>) => Promise<void> | void) | undefined } = {
+  static readonly #handlers: { readonly [K in UpdateKind]: ((mapper: UpdateMapper, update: Lenient<UpdateOf<K>>) => Promise<void> | void) | undefined } = {
     agent_message_chunk: (m, update) => m.#messageChunk(update),
     agent_thought_chunk: (m, update) => m.#chunk("reasoning", update),
     // The agent echoing the prompt: not an event of the run.
@@ -329,8 +329,7 @@ export class UpdateMapper {
 
   /** Handles one `session/update` params object. */
   async handle(params: unknown): Promise<void> {
-    const notification = wire<SessionNotification>(params);
-    const update = notification === undefined ? undefined : at(notification, "update");
+    const update = open(readFrame<SessionNotification>(params)?.update);
     if (update === undefined) {
       await this.notice("warning", "malformed_update", "the agent sent a session/update without an update object");
       return;
@@ -347,11 +346,11 @@ export class UpdateMapper {
       return this.notice("warning", "unmapped_update", `the agent sent a session update the driver does not map (${String(kind)})`);
     }
     // The table pairs each kind with its handler; the tag was just checked.
-    await (handler as (mapper: UpdateMapper, update: Wire<SessionUpdate>) => Promise<void> | void)(this, update);
+    await (handler as (mapper: UpdateMapper, update: Lenient<SessionUpdate>) => Promise<void> | void)(this, update);
   }
 
-  async #messageChunk(update: Wire<UpdateOf<"agent_message_chunk">>): Promise<void> {
-    const meta: Wire<QwenChunkMeta> | undefined = at(update, "_meta");
+  async #messageChunk(update: Lenient<UpdateOf<"agent_message_chunk">>): Promise<void> {
+    const meta = readFrame<QwenChunkMeta>(update._meta);
     if (meta !== undefined && this.usesSource("chunk_meta")) {
       const usage = tokenUsage(meta.usage);
       if (usage !== undefined) {
@@ -362,9 +361,9 @@ export class UpdateMapper {
     return this.#chunk("message", update);
   }
 
-  async #plan(update: Wire<UpdateOf<"plan">>): Promise<void> {
+  async #plan(update: Lenient<UpdateOf<"plan">>): Promise<void> {
     const entries: PlanEntry[] = [];
-    for (const e of each(update, "entries")) {
+    for (const e of openEach(update.entries)) {
       const text = str(e.content);
       const status = e.status === "in_progress" || e.status === "completed" ? e.status : "pending";
       if (text !== undefined) entries.push({ text, status });
@@ -373,8 +372,8 @@ export class UpdateMapper {
     return this.#emit({ type: "plan.updated", entries, provenance: { provider: PROVIDER, event: "plan" } });
   }
 
-  #availableCommands(update: Wire<UpdateOf<"available_commands_update">>): Promise<void> {
-    const commands = each(update, "availableCommands")
+  #availableCommands(update: Lenient<UpdateOf<"available_commands_update">>): Promise<void> {
+    const commands = openEach(update.availableCommands)
       .map((c) => {
         const name = str(c.name);
         const description = str(c.description);
@@ -384,14 +383,14 @@ export class UpdateMapper {
     return this.notice("info", "available_commands", `the session offers ${commands.length} native commands: ${commands.join("; ")}`);
   }
 
-  async #usageUpdate(update: Wire<UpdateOf<"usage_update">>): Promise<void> {
+  async #usageUpdate(update: Lenient<UpdateOf<"usage_update">>): Promise<void> {
     if (!this.usesSource("usage_update")) return;
     const usage: Usage = {};
     const used = num(update.used);
     const size = num(update.size);
     if (used !== undefined) usage.context_used = used;
     if (size !== undefined) usage.context_size = size;
-    const cost = at(update, "cost");
+    const cost = open(update.cost);
     const amount = cost === undefined ? undefined : num(cost.amount);
     if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = amount;
     if (update.used === null) {
@@ -402,10 +401,11 @@ export class UpdateMapper {
     return this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "usage_update" } });
   }
 
-  #agentNotice(update: Wire<UpdateOf<"notice">>): Promise<void> {
+  #agentNotice(update: Lenient<UpdateOf<"notice">>): Promise<void> {
     const title = str(update.title) ?? "notice";
     const description = str(update.description);
-    const level = update.severity === "warning" || update.severity === "error" ? "warning" : "info";
+    const severity = str(update.severity);
+    const level = severity === "warning" || severity === "error" ? "warning" : "info";
     return this.notice(level, "agent_notice", description ? `${title}: ${description}` : title);
   }
 

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve as resolvePath } from "node:path";
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse } from "@agentclientprotocol/sdk/unstable";
 import type { ResolvedInput } from "../../driver/types.js";
-import { wire } from "./wire.js";
+import { num, readFrame, str } from "../../driver/lens.js";
 
 const invalidParams = (message: string): Error => Object.assign(new Error(message), { code: -32602 });
 
@@ -32,10 +32,11 @@ export function readablePath(workspace: string, inputs: readonly ResolvedInput[]
 
 /** Answers `fs/read_text_file`: the whole file, or `limit` lines from the 1-based `line`. */
 export async function readTextFile(workspace: string, inputs: readonly ResolvedInput[], params: unknown): Promise<ReadTextFileResponse> {
-  const request = wire<ReadTextFileRequest>(params) ?? {};
+  const request = readFrame<ReadTextFileRequest>(params) ?? {};
   const text = await readFile(readablePath(workspace, inputs, request.path), "utf8");
-  const line = typeof request.line === "number" ? Math.max(1, request.line) : undefined;
-  const limit = typeof request.limit === "number" ? request.limit : undefined;
+  const requestedLine = num(request.line);
+  const line = requestedLine === undefined ? undefined : Math.max(1, requestedLine);
+  const limit = num(request.limit);
   if (line === undefined && limit === undefined) return { content: text };
   const lines = text.split("\n");
   const start = (line ?? 1) - 1;
@@ -44,9 +45,9 @@ export async function readTextFile(workspace: string, inputs: readonly ResolvedI
 
 /** Answers `fs/write_text_file` inside the workspace, creating missing parent directories. */
 export async function writeTextFile(workspace: string, params: unknown): Promise<WriteTextFileResponse> {
-  const request = wire<WriteTextFileRequest>(params) ?? {};
+  const request = readFrame<WriteTextFileRequest>(params) ?? {};
   const file = insideWorkspace(workspace, request.path);
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, typeof request.content === "string" ? request.content : "", "utf8");
+  await writeFile(file, str(request.content) ?? "", "utf8");
   return {};
 }

@@ -9,13 +9,13 @@ import { evidence, evidenceClock } from "../../driver/kit/evidence.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
 import { AdaptorError } from "../../errors/index.js";
 import type { AuthMethodInfo, AuthReport, EnvironmentReport, Observation, ProviderCapabilities } from "../../inspect/types.js";
-import type { AuthMethod, AuthStatusResponse, InitializeResponse } from "@agentclientprotocol/sdk/unstable";
+import type { AuthStatusResponse, InitializeResponse } from "@agentclientprotocol/sdk/unstable";
 import type { AcpConnection } from "./connection.js";
-import { errorText, str } from "../../driver/json.js";
-import { at, each, within, wire, type Wire } from "./wire.js";
+import { errorText } from "../../driver/json.js";
+import { bool, list, num, open, openAnyVariant, openOrEmpty, readFrame, str, type Lenient } from "../../driver/lens.js";
 
 /** `initialize`'s answer as inspection reads it. */
-type Init = Wire<InitializeResponse>;
+type Init = Lenient<InitializeResponse>;
 
 /**
  * The `auth/status` answer as the RFD drafts had it (`authenticated`/`signedIn`/`status`, and the
@@ -36,7 +36,7 @@ interface AuthMethodMeta {
   gateway?: unknown;
 }
 
-const initOf = (init: unknown): Init => wire<InitializeResponse>(init) ?? {};
+const initOf = (init: unknown): Init => readFrame<InitializeResponse>(init) ?? {};
 
 export const TRANSPORT = "acp (JSON-RPC over stdio)";
 
@@ -45,9 +45,10 @@ const describe = (value: unknown): string => (value === null || value === undefi
 
 /** Auth methods with their kinds (`agent`, `terminal`, `env_var`, or a `_meta` flavour). */
 export function authMethods(initialize: unknown): AuthMethodInfo[] {
-  return each(initOf(initialize), "authMethods")
-    .map((m: Wire<AuthMethod>) => {
-      const meta: Wire<AuthMethodMeta> = within(m, "_meta");
+  return list(initOf(initialize).authMethods)
+    .flatMap((entry) => openAnyVariant(entry) ?? [])
+    .map((m) => {
+      const meta = readFrame<AuthMethodMeta>(m._meta) ?? {};
       const kind = str(m.type) ?? (meta["terminal-auth"] !== undefined ? "terminal" : meta["api-key"] !== undefined ? "api_key" : meta.gateway !== undefined ? "gateway" : "agent");
       const out: AuthMethodInfo = { id: str(m.id) ?? "", kind };
       if (str(m.name) !== undefined) out.name = str(m.name)!;
@@ -58,14 +59,14 @@ export function authMethods(initialize: unknown): AuthMethodInfo[] {
 
 /** `initialize.agentCapabilities` as typed flags (a flag the agent did not send is `false`). */
 export function agentCapabilities(initialize: unknown): ProviderCapabilities {
-  const caps = within(initOf(initialize), "agentCapabilities");
-  const prompt = within(caps, "promptCapabilities");
-  const mcp = within(caps, "mcpCapabilities");
-  const sessions: Record<string, unknown> = within(caps, "sessionCapabilities");
+  const caps = openOrEmpty(initOf(initialize).agentCapabilities);
+  const prompt = openOrEmpty(caps.promptCapabilities);
+  const mcp = openOrEmpty(caps.mcpCapabilities);
+  const sessions: Record<string, unknown> = openOrEmpty(caps.sessionCapabilities);
   return {
-    prompt: { image: prompt.image === true, audio: prompt.audio === true, embeddedContext: prompt.embeddedContext === true },
-    mcp: { http: mcp.http === true, sse: mcp.sse === true },
-    loadSession: caps.loadSession === true,
+    prompt: { image: bool(prompt.image) === true, audio: bool(prompt.audio) === true, embeddedContext: bool(prompt.embeddedContext) === true },
+    mcp: { http: bool(mcp.http) === true, sse: bool(mcp.sse) === true },
+    loadSession: bool(caps.loadSession) === true,
     sessionOperations: Object.keys(sessions)
       .filter((name) => sessions[name] !== null && sessions[name] !== false)
       .sort(),
@@ -74,14 +75,15 @@ export function agentCapabilities(initialize: unknown): ProviderCapabilities {
 
 export function environmentReport(initialize: unknown, executablePath: string): EnvironmentReport {
   const init = initOf(initialize);
-  const info = within(init, "agentInfo");
+  const info = openOrEmpty(init.agentInfo);
   const report: EnvironmentReport = {
     executablePath,
     platform: `${process.platform}-${process.arch}`,
     capabilities: agentCapabilities(init),
     authMethods: authMethods(init),
   };
-  if (typeof init.protocolVersion === "number" || typeof init.protocolVersion === "string") report.protocolVersion = String(init.protocolVersion);
+  const protocolVersion = num(init.protocolVersion) ?? str(init.protocolVersion);
+  if (protocolVersion !== undefined) report.protocolVersion = String(protocolVersion);
   if (str(info.version) !== undefined) report.version = str(info.version)!;
   if (str(info.name) !== undefined) report.agentName = str(info.name)!;
   if (str(info.title) !== undefined) report.agentTitle = str(info.title)!;
@@ -91,23 +93,22 @@ export function environmentReport(initialize: unknown, executablePath: string): 
 /** Panels from an initialized connection (plus `auth/status` when the agent advertises it). */
 export async function inspectConnection(connection: AcpConnection, executablePath: string, signal: AbortSignal): Promise<InspectResponse> {
   const init = initOf(connection.init);
-  const agentInfo = at(init, "agentInfo");
-  const version = agentInfo === undefined ? undefined : str(agentInfo.version);
+  const version = str(open(init.agentInfo)?.version);
   const env = environmentReport(init, executablePath);
-  const authCaps = within(within(init, "agentCapabilities"), "auth");
+  const authCaps = openOrEmpty(openOrEmpty(init.agentCapabilities).auth);
 
   let auth: Observation<AuthReport>;
-  if (at(authCaps, "status") !== undefined || authCaps.status === true) {
+  if (open(authCaps.status) !== undefined || bool(authCaps.status) === true) {
     const started = evidenceClock();
     try {
       const reply = await connection.request("auth/status", {}, signal, "before_delivery");
       const records = [evidence({ transport: TRANSPORT, method: "auth/status", startedAt: started, providerVersion: version, scope: "account" })];
-      const answer = wire<AuthStatusResponse & DraftAuthStatus>(reply);
+      const answer = readFrame<AuthStatusResponse & DraftAuthStatus>(reply);
       if (answer === undefined) {
         // Reading a non-object as "signed out" would report an observation the agent never made.
         auth = unavailable("malformed_response", `auth/status answered ${describe(reply)}, not an object`, records);
       } else {
-        const signedIn = answer.authenticated === true || answer.signedIn === true || answer.status === "authenticated";
+        const signedIn = bool(answer.authenticated) === true || bool(answer.signedIn) === true || str(answer.status) === "authenticated";
         const report: AuthReport = { signedIn };
         const methodId = str(answer.methodId) ?? str(answer.method);
         if (methodId !== undefined) report.method = methodId;

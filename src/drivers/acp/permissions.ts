@@ -8,12 +8,11 @@ import type { PermissionOption, RequestPermissionRequest, RequestPermissionRespo
 import type { ApprovalRequest } from "../../driver/vocabulary.js";
 import type { RunRequest } from "../../driver/types.js";
 import type { ApprovalDecision, ApprovalOption } from "../../events/types.js";
-import { str } from "../../driver/json.js";
 import type { Emit } from "./events.js";
-import { each, within, wire, type Wire } from "./wire.js";
+import { openEach, openOrEmpty, readFrame, str, type Lenient } from "../../driver/lens.js";
 
 /** Canonical option kinds from ACP permission option kinds. */
-export function approvalOptions(offered: readonly Wire<PermissionOption>[]): ApprovalOption[] {
+export function approvalOptions(offered: readonly Lenient<PermissionOption>[]): ApprovalOption[] {
   const out: ApprovalOption[] = [];
   for (const o of offered) {
     const id = str(o.optionId);
@@ -25,7 +24,7 @@ export function approvalOptions(offered: readonly Wire<PermissionOption>[]): App
 }
 
 /** The optionId answering `decision`, chosen by the offered option kinds (ids differ per agent). */
-export function chooseOption(decision: ApprovalDecision, offered: readonly Wire<PermissionOption>[]): string | undefined {
+export function chooseOption(decision: ApprovalDecision, offered: readonly Lenient<PermissionOption>[]): string | undefined {
   const byKind = (kind: PermissionOption["kind"]) => str(offered.find((o) => o.kind === kind)?.optionId);
   if (decision.decision === "deny") return byKind("reject_once") ?? byKind("reject_always");
   if (decision.scope === "session") return byKind("allow_always") ?? byKind("allow_once");
@@ -43,7 +42,7 @@ export function approvalKind(kind: unknown): ApprovalRequest["kind"] {
 export interface PermissionHost {
   approve: RunRequest["approve"];
   /** Announces the tool call the request is about (if not yet seen) and returns its id. */
-  ensureTool(toolCall: Wire<ToolCallUpdate>): Promise<string | undefined>;
+  ensureTool(toolCall: Lenient<ToolCallUpdate>): Promise<string | undefined>;
   /** Resolves when every event emitted so far has reached the sink. */
   drained(): Promise<void>;
   emit: Emit;
@@ -91,9 +90,9 @@ export class PermissionDesk {
     if (this.#cancelling || this.#host.aborted()) return CANCELLED;
     this.#waiting++;
     try {
-      const request = wire<RequestPermissionRequest>(params) ?? {};
-      const toolCall = within(request, "toolCall");
-      const offered = each(request, "options");
+      const request = readFrame<RequestPermissionRequest>(params) ?? {};
+      const toolCall = openOrEmpty(request.toolCall);
+      const offered = openEach(request.options);
       const callId = await this.#host.ensureTool(toolCall);
       await this.#host.drained();
       const approval: ApprovalRequest = {

@@ -11,9 +11,9 @@ import type { DriverEvent } from "../../events/types.js";
 import { str } from "../../driver/json.js";
 import type { AgentCaps } from "./capabilities.js";
 import type { AcpLoadQuirks, AcpPresetTraits } from "./config.js";
-import type { SessionAnswer, SessionConfigOptions } from "./config-options.js";
+import type { SessionAnswer, SessionAnswerFrame, SessionConfigOptions } from "./config-options.js";
 import type { Emit, UpdateMapper } from "./events.js";
-import { wire } from "./wire.js";
+import { readFrame } from "../../driver/lens.js";
 
 export type BindMethod = "session/new" | "session/fork" | "session/resume" | "session/load";
 
@@ -119,7 +119,7 @@ export async function bindSession(context: BindContext): Promise<BoundSession> {
     method = "session/new";
     answer = await context.send(method, { cwd, mcpServers: mcp });
   }
-  const bound: SessionAnswer = wire(answer) ?? {};
+  const bound: SessionAnswer = readFrame<SessionAnswerFrame>(answer) ?? {};
   const created = method === "session/new" || method === "session/fork";
   const sessionId = str(bound.sessionId) ?? (created ? undefined : thread?.providerSessionId);
   if (sessionId === undefined || sessionId === "") {

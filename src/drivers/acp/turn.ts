@@ -21,7 +21,7 @@ import { quotaUsage, tokenUsage, type UpdateMapper } from "./events.js";
 import type { PermissionDesk } from "./permissions.js";
 import type { BoundSession } from "./session.js";
 import type { TurnWatchdogs, WatchdogTrip } from "./watchdogs.js";
-import { at, wire, type Wire } from "./wire.js";
+import { readFrame, type Lenient } from "../../driver/lens.js";
 
 /** How long a cancelled run waits for the agent's answer before the process is retired. */
 const CANCEL_GRACE_MS = 5000;
@@ -66,7 +66,7 @@ export async function runPromptTurn(context: TurnContext): Promise<RunResponse> 
     await context.emitter.settled();
     throw outcome.error;
   }
-  return answeredTurn(context, wire<PromptResponse>(outcome.value) ?? {});
+  return answeredTurn(context, readFrame<PromptResponse>(outcome.value) ?? {});
 }
 
 /** The first of the prompt's answer (or failure), the run's abort, and a watchdog trip. */
@@ -102,7 +102,7 @@ async function cancelTurn(context: TurnContext, prompt: Promise<unknown>, outcom
 }
 
 /** Usage the prompt response reports, from the sources the preset reads. */
-async function reportAnswerUsage(context: TurnContext, answer: Wire<PromptResponse>): Promise<void> {
+async function reportAnswerUsage(context: TurnContext, answer: Lenient<PromptResponse>): Promise<void> {
   const { mapper, emitter } = context;
   if (mapper.usesSource("prompt_response")) {
     const usage = tokenUsage(answer.usage);
@@ -112,7 +112,7 @@ async function reportAnswerUsage(context: TurnContext, answer: Wire<PromptRespon
     }
   }
   if (mapper.usesSource("meta_quota")) {
-    const usage = quotaUsage(at(answer, "_meta"));
+    const usage = quotaUsage(answer._meta);
     if (usage !== undefined) {
       mapper.mergeUsage(usage);
       await emitter.emit({ type: "usage.observed", usage, provenance: { provider: "acp", event: "session/prompt._meta.quota" } });
@@ -121,7 +121,7 @@ async function reportAnswerUsage(context: TurnContext, answer: Wire<PromptRespon
 }
 
 /** The agent answered the prompt: the response, with the terminal the stop reason calls for. */
-async function answeredTurn(context: TurnContext, answer: Wire<PromptResponse>): Promise<RunResponse> {
+async function answeredTurn(context: TurnContext, answer: Lenient<PromptResponse>): Promise<RunResponse> {
   const { connection, session, mapper, emitter } = context;
   const stopReason = str(answer.stopReason);
   await mapper.finish();

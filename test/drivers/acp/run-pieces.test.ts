@@ -11,13 +11,13 @@ import type { PermissionOption, SessionConfigOption } from "@agentclientprotocol
 import { afterAll, describe, expect, it } from "vitest";
 import type { ResolvedInput, RunRequest } from "../../../src/driver/types.js";
 import { agentCaps } from "../../../src/drivers/acp/capabilities.js";
-import { SessionConfigOptions, findOption, optionValues } from "../../../src/drivers/acp/config-options.js";
+import { SessionConfigOptions, findOption, optionValues, type SessionAnswerFrame } from "../../../src/drivers/acp/config-options.js";
 import { quotaUsage, tokenUsage } from "../../../src/drivers/acp/events.js";
 import { readTextFile, writeTextFile } from "../../../src/drivers/acp/fs-bridge.js";
 import { approvalKind, approvalOptions, chooseOption } from "../../../src/drivers/acp/permissions.js";
 import { promptBlocks } from "../../../src/drivers/acp/prompt-blocks.js";
 import { loadDelayMs, mcpServers, undeliveredResources } from "../../../src/drivers/acp/session.js";
-import { wire } from "../../../src/drivers/acp/wire.js";
+import { readFrame, type AnyVariant } from "../../../src/driver/lens.js";
 import { InputError } from "../../../src/input/errors.js";
 
 const root = mkdtempSync(join(tmpdir(), "acp-pieces-"));
@@ -106,19 +106,19 @@ describe("permission options", () => {
     { optionId: "yes", name: "Allow", kind: "allow_once" },
     { optionId: "always", name: "Always", kind: "allow_always" },
     { optionId: "no", name: "Reject", kind: "reject_once" },
-  ].map((o) => wire<PermissionOption>(o)!);
+  ].map((o) => readFrame<PermissionOption>(o)!);
 
   it("chooses the offered option by kind, falling back within allow or reject", () => {
     expect(chooseOption({ decision: "allow" }, offered)).toBe("yes");
     expect(chooseOption({ decision: "allow", scope: "session" }, offered)).toBe("always");
     expect(chooseOption({ decision: "deny" }, offered)).toBe("no");
-    const onlyAlways = [wire<PermissionOption>({ optionId: "a", kind: "allow_always" })!];
+    const onlyAlways = [readFrame<PermissionOption>({ optionId: "a", kind: "allow_always" })!];
     expect(chooseOption({ decision: "allow" }, onlyAlways)).toBe("a");
     expect(chooseOption({ decision: "deny" }, onlyAlways)).toBeUndefined();
   });
 
   it("maps option and tool kinds to canonical ones, skipping options without an id", () => {
-    const withBroken = [...offered, wire<PermissionOption>({ name: "no id", kind: "allow_once" })!, wire<PermissionOption>({ optionId: "x", kind: "custom" })!];
+    const withBroken = [...offered, readFrame<PermissionOption>({ name: "no id", kind: "allow_once" })!, readFrame<PermissionOption>({ optionId: "x", kind: "custom" })!];
     expect(approvalOptions(withBroken)).toEqual([
       { id: "yes", label: "Allow", kind: "allow_once" },
       { id: "always", label: "Always", kind: "allow_always" },
@@ -130,7 +130,7 @@ describe("permission options", () => {
 });
 
 describe("config options", () => {
-  const model = wire<SessionConfigOption>({
+  const model = readFrame<AnyVariant<SessionConfigOption>>({
     id: "model",
     category: "model",
     currentValue: "a",
@@ -139,7 +139,7 @@ describe("config options", () => {
 
   it("lists flat and grouped values and finds an option by category, else by id", () => {
     expect(optionValues(model)).toEqual(["a", "b"]);
-    const effort = wire<SessionConfigOption>({ id: "reasoning_effort", currentValue: "low", options: [] })!;
+    const effort = readFrame<AnyVariant<SessionConfigOption>>({ id: "reasoning_effort", currentValue: "low", options: [] })!;
     expect(findOption([model, effort], "model", ["model"])).toBe(model);
     expect(findOption([model, effort], "thought_level", ["reasoning_effort"])).toBe(effort);
     expect(findOption([model], "thought_level", ["effort"])).toBeUndefined();
@@ -148,7 +148,7 @@ describe("config options", () => {
   it("sets an offered value and requires the readback to confirm it", async () => {
     const sent: [string, string][] = [];
     const options = new SessionConfigOptions();
-    options.adopt({ configOptions: [model] });
+    options.adopt(readFrame<SessionAnswerFrame>({ configOptions: [model] })!);
     await options.apply({ model: "b" }, async (configId, value) => {
       sent.push([configId, value]);
       return { configOptions: [{ ...model, currentValue: value }] };
@@ -156,7 +156,7 @@ describe("config options", () => {
     expect(sent).toEqual([["model", "b"]]);
 
     const unconfirmed = new SessionConfigOptions();
-    unconfirmed.adopt({ configOptions: [model] });
+    unconfirmed.adopt(readFrame<SessionAnswerFrame>({ configOptions: [model] })!);
     await expect(unconfirmed.apply({ model: "b" }, async () => ({ configOptions: [model] }), async () => undefined)).rejects.toMatchObject({ code: "config_value_rejected", phase: "before_delivery" });
     await expect(unconfirmed.apply({ model: "z" }, async () => ({}), async () => undefined)).rejects.toMatchObject({ code: "config_value_unavailable" });
     await expect(unconfirmed.apply({ effort: "high" }, async () => ({}), async () => undefined)).rejects.toMatchObject({ code: "config_option_unsupported" });
@@ -164,7 +164,7 @@ describe("config options", () => {
 
   it("accepts the model the legacy session model state already names, without a config option", async () => {
     const legacy = new SessionConfigOptions();
-    legacy.adopt({ models: { currentModelId: "m1" } });
+    legacy.adopt(readFrame<SessionAnswerFrame>({ models: { currentModelId: "m1" } })!);
     await expect(legacy.apply({ model: "m1" }, async () => ({}), async () => undefined)).resolves.toBeUndefined();
   });
 });
