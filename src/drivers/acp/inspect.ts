@@ -29,6 +29,9 @@ interface DraftAuthStatus {
   method?: string;
 }
 
+/** An `auth/status` answer as the schema or the drafts type it. */
+export type AuthStatusFrame = AuthStatusResponse & DraftAuthStatus;
+
 /** `AuthMethod._meta` flavours agents use to say what kind of login a method is. */
 interface AuthMethodMeta {
   "terminal-auth"?: unknown;
@@ -90,6 +93,16 @@ export function environmentReport(initialize: unknown, executablePath: string): 
   return report;
 }
 
+/**
+ * Whether an `auth/status` answer says the user is signed in: the schema's `state` when the agent
+ * sends one, else the drafts' `authenticated`/`signedIn`/`status` (agents built on the drafts).
+ */
+export function authStatusSignedIn(answer: Lenient<AuthStatusFrame>): boolean {
+  const state = str(answer.state);
+  if (state !== undefined) return state === "authenticated";
+  return bool(answer.authenticated) === true || bool(answer.signedIn) === true || str(answer.status) === "authenticated";
+}
+
 /** Panels from an initialized connection (plus `auth/status` when the agent advertises it). */
 export async function inspectConnection(connection: AcpConnection, executablePath: string, signal: AbortSignal): Promise<InspectResponse> {
   const init = initOf(connection.init);
@@ -103,13 +116,12 @@ export async function inspectConnection(connection: AcpConnection, executablePat
     try {
       const reply = await connection.request("auth/status", {}, signal, "before_delivery");
       const records = [evidence({ transport: TRANSPORT, method: "auth/status", startedAt: started, providerVersion: version, scope: "account" })];
-      const answer = readFrame<AuthStatusResponse & DraftAuthStatus>(reply);
+      const answer = readFrame<AuthStatusFrame>(reply);
       if (answer === undefined) {
         // Reading a non-object as "signed out" would report an observation the agent never made.
         auth = unavailable("malformed_response", `auth/status answered ${describe(reply)}, not an object`, records);
       } else {
-        const signedIn = bool(answer.authenticated) === true || bool(answer.signedIn) === true || str(answer.status) === "authenticated";
-        const report: AuthReport = { signedIn };
+        const report: AuthReport = { signedIn: authStatusSignedIn(answer) };
         const methodId = str(answer.methodId) ?? str(answer.method);
         if (methodId !== undefined) report.method = methodId;
         auth = observed(report, records);

@@ -58,6 +58,23 @@ describe("acp driver on a fake ACP agent", () => {
     }
   });
 
+  it("reads auth/status by the schema's state, and by the drafts' fields from agents built on them", async () => {
+    for (const [answer, expected] of [
+      ["state", { signedIn: true }],
+      ["draft", { signedIn: true, method: "fake-login" }],
+    ] as const) {
+      const agent = createAgent(fake({ FAKE_ACP_AUTH_STATUS: answer }), { workspace: workspace() });
+      try {
+        const inspection = await agent.inspect();
+        expect(inspection.auth.status, answer).toBe("observed");
+        expect(inspection.auth.value, answer).toEqual(expected);
+        expect(inspection.auth.evidence[0], answer).toMatchObject({ method: "auth/status" });
+      } finally {
+        await agent.close();
+      }
+    }
+  });
+
   it("reports a missing executable as an observation, and a run as executable_not_found", async () => {
     const agent = createAgent(acp({ command: join(root, "no-such-agent") }), { workspace: workspace() });
     try {

@@ -1,7 +1,7 @@
 /**
  * The pure pieces of an ACP run, tested directly: capability reading, prompt blocks, MCP servers,
  * the session/load delay, option choice for approvals, config option values, the fs bridge's
- * line window, and the usage shapes agents report.
+ * line window, the usage shapes agents report, and auth/status answers.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { agentCaps } from "../../../src/drivers/acp/capabilities.js";
 import { SessionConfigOptions, findOption, optionValues, type SessionAnswerFrame } from "../../../src/drivers/acp/config-options.js";
 import { quotaUsage, tokenUsage } from "../../../src/drivers/acp/events.js";
 import { readTextFile, writeTextFile } from "../../../src/drivers/acp/fs-bridge.js";
+import { authStatusSignedIn, type AuthStatusFrame } from "../../../src/drivers/acp/inspect.js";
 import { approvalKind, approvalOptions, chooseOption } from "../../../src/drivers/acp/permissions.js";
 import { promptBlocks } from "../../../src/drivers/acp/prompt-blocks.js";
 import { loadDelayMs, mcpServers, undeliveredResources } from "../../../src/drivers/acp/session.js";
@@ -198,5 +199,19 @@ describe("reported usage", () => {
     expect(quotaUsage({ quota: { token_count: { input_tokens: 246, output_tokens: 90 } } })).toEqual({ input_tokens: 246, output_tokens: 90 });
     expect(quotaUsage({ quota: 5 })).toBeUndefined();
     expect(quotaUsage(undefined)).toBeUndefined();
+  });
+});
+
+describe("auth/status answers", () => {
+  const signedIn = (answer: unknown) => authStatusSignedIn(readFrame<AuthStatusFrame>(answer)!);
+
+  it("reads the schema's state first, and the drafts' fields only when there is no state", () => {
+    expect(signedIn({ state: "authenticated" })).toBe(true);
+    expect(signedIn({ state: "unauthenticated", authenticated: true })).toBe(false);
+    expect(signedIn({ state: "not_required" })).toBe(false);
+    expect(signedIn({ authenticated: true })).toBe(true);
+    expect(signedIn({ signedIn: true })).toBe(true);
+    expect(signedIn({ status: "authenticated" })).toBe(true);
+    expect(signedIn({ state: 7, authenticated: "yes", status: "signed_out" })).toBe(false);
   });
 });
