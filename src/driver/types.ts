@@ -40,7 +40,9 @@ export interface Descriptor {
 
 /** Model and effort defaults a driver's config gives (see {@link Driver.defaults}). */
 export interface ModelDefaults {
+  /** The model the driver config names, when it names one. */
   model?: string;
+  /** The reasoning effort the driver config names, when it names one. */
   effort?: string;
 }
 

@@ -44,6 +44,7 @@ export interface ErrorCodeInfo {
   readonly drivers?: readonly DriverFamily[];
 }
 
+/** Every error code an `AdaptorError` may carry, with its meaning, class, retryability and owning drivers. */
 export const ERROR_CODES = {
   // --- configuration and lifecycle -------------------------------------------------------------
   config_invalid: { meaning: "an option or driver config is invalid or cannot be honoured", errorClass: "ConfigError", retryable: false },

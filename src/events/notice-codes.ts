@@ -14,6 +14,7 @@ export interface NoticeCodeInfo {
   readonly drivers?: readonly DriverFamily[];
 }
 
+/** Every code a `notice` event may carry, with its meaning and owning drivers. */
 export const NOTICE_CODES = {
   // --- core and every driver ---------------------------------------------------------------------
   invalid_utf8: { meaning: "a line of provider output is not valid UTF-8 (`count` lines when coalesced)" },
