@@ -78,16 +78,15 @@ export function turnFailure(error: Partial<TurnError> | null | undefined, phase:
   return new ProviderError(`codex: ${message}${details}`, { code: mapped.code, retryable: mapped.retryable, phase });
 }
 
-/** The error for a process that exited when it should not have. */
+/** The error for a process that exited when it should not have: always `provider_exited`, never retryable. */
 export function exitFailure(
   what: string,
   exit: { code: number | null; signal: string | null; outputClosed?: true } | undefined,
   stderrTail: string,
   phase: DeliveryPhase,
-  code: CodexDriverErrorCode = "provider_exited",
 ): ProviderError {
   const status =
     exit === undefined ? "" : exit.outputClosed ? " (it closed its output and was stopped)" : exit.signal ? ` (signal ${exit.signal})` : ` (exit code ${String(exit.code)})`;
   const excerpt = stderrExcerpt(stderrTail);
-  return new ProviderError(`codex app-server exited ${what}${status}${excerpt ? `: ${excerpt}` : ""}`, { code, retryable: false, phase });
+  return new ProviderError(`codex app-server exited ${what}${status}${excerpt ? `: ${excerpt}` : ""}`, { code: "provider_exited", retryable: false, phase });
 }
