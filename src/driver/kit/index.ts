@@ -1,9 +1,9 @@
 /**
  * The driver kit (`agent-adaptor/driver-kit`): the pieces every process-backed driver needs,
  * written once: owned processes and their stats, a claimable standby, inspect-then-keep the
- * connection, lenient JSON accessors, evidence records, the ordered emit chain, stderr excerpts
- * and an abort-aware delay. The built-in Codex, ACP, Pi and stream-json drivers stand on it;
- * see docs/driver-kit.md.
+ * connection, lenient JSON accessors and a lens over generated wire types, evidence records,
+ * the ordered emit chain, stderr excerpts and an abort-aware delay. The built-in Codex, ACP, Pi
+ * and stream-json drivers stand on it; see docs/driver-kit.md.
  *
  * @packageDocumentation
  */
@@ -38,5 +38,9 @@ export { definedOnly, driverRedactor } from "./env.js";
 export { arr, bool, errorText, isObject, num, stderrExcerpt, str } from "../json.js";
 /** An untyped provider payload (a JSON object). */
 export type { Json } from "../json.js";
+/** A lenient lens over a provider's generated wire types: schema field names checked at compile time, values never trusted. */
+export { claim, entries, list, open, openAnyVariant, openEach, openOrEmpty, readFrame } from "../lens.js";
+/** The lens's types: a frame as it may arrive, a value not checked yet, a union's variants as one object. */
+export type { AnyVariant, KeysOf, Lenient, Unchecked } from "../lens.js";
 /** Builders for inspection observations. */
 export { allUnavailable, observed, unavailable, unsupported } from "../observations.js";
