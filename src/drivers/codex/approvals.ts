@@ -4,7 +4,7 @@
  * pair), questions (`item/tool/requestUserInput`), and the rest, which are refused explicitly.
  * Approvals go through `RunRequest.approve()` — core routes them to the host's handler or, without
  * one, to the policy's default (deny) — and the decision is answered in Codex's vocabulary.
- * Request params are read through the generated types with the lenient lens (`lenient.ts`).
+ * Request params are read through the generated types with the driver lens (`driver/lens.ts`).
  */
 import type { ApprovalRequest, UserInputAnswer } from "../../driver/vocabulary.js";
 import type { RunRequest } from "../../driver/types.js";
@@ -12,7 +12,8 @@ import type { CodexDriverNoticeCode } from "./codes.js";
 import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
 import { JsonRpcError } from "../../process/index.js";
 import type { FileChangeSummary } from "./events.js";
-import { bool, list, open, readFrame, str as anyString, type Lenient } from "./lenient.js";
+import type { Json } from "../../driver/json.js";
+import { bool, isObject, list, open, readFrame, str as anyString, type Lenient } from "../../driver/lens.js";
 import type { ApplyPatchApprovalParams } from "./protocol/ApplyPatchApprovalParams.js";
 import type { DynamicToolCallParams } from "./protocol/v2/DynamicToolCallParams.js";
 import type { ExecCommandApprovalParams } from "./protocol/ExecCommandApprovalParams.js";
@@ -32,8 +33,6 @@ import type { ToolRequestUserInputParams } from "./protocol/v2/ToolRequestUserIn
 import type { ToolRequestUserInputResponse } from "./protocol/v2/ToolRequestUserInputResponse.js";
 import type { ServerRequest } from "./protocol/ServerRequest.js";
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 /** A non-empty string, else `undefined`. */
 const str = (v: unknown): string | undefined => (anyString(v) === "" ? undefined : anyString(v));
 
