@@ -9,15 +9,13 @@
  * and waits for `agent_end` (which Pi sends before the abort's response), closes every open item,
  * and retires the process.
  */
-import { readFile } from "node:fs/promises";
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
-import { AuthRequiredError, ProviderError } from "../../errors/index.js";
-import { InputError } from "../../input/errors.js";
-import { arr, isObject, stderrExcerpt, str, type Json } from "../../driver/json.js";
-import { PI_THINKING_LEVELS } from "./config.js";
+import { ProviderError } from "../../errors/index.js";
+import { str } from "../../driver/json.js";
 import { PiEventMapper } from "./events.js";
-import { availableModels } from "./inspect.js";
+import { endedTurn } from "./outcome.js";
+import { prepareTurn } from "./prepare.js";
 import type { PiConnection } from "./rpc.js";
 
 /** How long a cancelled run waits for `agent_end` before the process is retired anyway. */
@@ -26,29 +24,21 @@ const CANCEL_GRACE_MS = 5000;
 /** Media types Pi sends as image parts. */
 export const PI_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
-/** Pi's error texts that name a retryable condition (its own auto-retry matches the same). */
-const RETRYABLE = /\b(429|5\d\d)\b|overloaded|rate.?limit|timeout|timed out|network|ECONNRESET|ECONNREFUSED|fetch failed/i;
-
 export interface PiRunContext {
   acquire(request: RunRequest, signal: AbortSignal): Promise<PiConnection>;
   /** Registers the run's mid-turn input channel (steer and follow-up); returns the unregister function. */
   registerQueue(runId: string, send: (kind: "steer" | "follow_up", text: string, signal: AbortSignal) => Promise<void>): () => void;
 }
 
-type Phase = "before_delivery" | "after_delivery";
+/** How the wait for the prompted turn ended. */
+type Outcome = "ended" | "aborted" | "exited" | { error: unknown };
 
 const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Error("aborted");
-
-/** The listed model a run asks for: `provider/id` or a bare `id`. */
-function findModel(models: Json[], wanted: string): Json | undefined {
-  return models.find((m) => `${String(m.provider)}/${String(m.id)}` === wanted) ?? models.find((m) => m.id === wanted);
-}
 
 export async function runPiTurn(request: RunRequest, sink: EventSink, signal: AbortSignal, context: PiRunContext): Promise<RunResponse> {
   signal.throwIfAborted();
   const emitter = new OrderedEmitter(sink);
-  const emit = emitter.emit;
-  const mapper = new PiEventMapper(emit);
+  const mapper = new PiEventMapper(emitter.emit);
   let agentEnded!: () => void;
   const agentEnd = new Promise<void>((resolve) => (agentEnded = resolve));
   let prompted = false;
@@ -60,69 +50,16 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
       await mapper.handle(event);
       if (event.type === "agent_end") agentEnded();
     },
-    notice: (event) => emit(event),
+    notice: (event) => emitter.emit(event),
   });
-  let delivered = false;
-  const phase = (): Phase => (delivered ? "after_delivery" : "before_delivery");
-  const command = (type: string, payload: Json = {}) => connection.request(type, payload, signal, phase());
   let unregisterQueue: (() => void) | undefined;
   try {
-    // --- model, inputs, thinking level: all checked before the prompt ------------------------
-    const listed = await availableModels(connection, signal);
-    if ("error" in listed) throw listed.error instanceof Error && listed.error.message !== "malformed" ? listed.error : new ProviderError("pi answered get_available_models with something other than a model list", { code: "malformed_response", phase: "before_delivery" });
-    if (listed.models.length === 0) throw new AuthRequiredError("pi lists no model: no provider has credentials configured", { remedy: "bind a provider (provider.baseUrl + provider.apiKeyEnv) or sign Pi in" });
-    let model = isObject(connection.state.model) ? connection.state.model : undefined;
-    if (request.model !== undefined) {
-      const wanted = findModel(listed.models, request.model);
-      if (wanted === undefined) {
-        throw new ProviderError(`model "${request.model}" is not offered by pi (offered: ${listed.models.map((m) => String(m.id)).join(", ")})`, {
-          code: "config_value_unavailable",
-          phase: "before_delivery",
-        });
-      }
-      if (model === undefined || model.id !== wanted.id || model.provider !== wanted.provider) {
-        model = (await command("set_model", { provider: wanted.provider, modelId: wanted.id })) as Json;
-        if (!isObject(model) || model.id !== wanted.id) {
-          throw new ProviderError(`pi did not confirm model "${request.model}"`, { code: "config_value_rejected", phase: "before_delivery" });
-        }
-      }
-    }
-    if (model === undefined) throw new AuthRequiredError("pi has no model selected", { remedy: "bind a provider or choose a model" });
-    if (request.effort !== undefined) {
-      if (!(PI_THINKING_LEVELS as readonly string[]).includes(request.effort)) {
-        throw new ProviderError(`effort "${request.effort}" is not a Pi thinking level (${PI_THINKING_LEVELS.join(", ")})`, { code: "config_value_unavailable", phase: "before_delivery" });
-      }
-      await command("set_thinking_level", { level: request.effort });
-    }
-    const images: Json[] = [];
-    for (const [index, input] of request.inputs.entries()) {
-      if (input.kind !== "image" || input.deliveryMode !== "native") {
-        throw new InputError("input_mode_unsupported", `pi takes only images, natively; a ${input.kind} input cannot be delivered`, { index, kind: input.kind, mediaType: input.mediaType, driver: "pi" });
-      }
-      if (!arr(model.input).includes("image")) {
-        throw new InputError("input_mode_unsupported", `the model "${String(model.id)}" does not declare image input`, { index, kind: input.kind, mediaType: input.mediaType, driver: "pi" });
-      }
-      images.push({ type: "image", data: (await readFile(input.localPath)).toString("base64"), mimeType: input.mediaType });
-    }
-    // Pi's retry is announced only after agent_end; off, agent_end ends the turn.
-    await command("set_auto_retry", { enabled: false });
-
+    const images = await prepareTurn(connection, request, signal);
     const sessionId = str(connection.state.sessionId);
-    if (sessionId !== undefined) await emit({ type: "thread.bound", providerSessionId: sessionId, provenance: { provider: "pi", event: "get_state" } });
-    const undelivered = [
-      request.resources.instructions !== undefined ? "instructions" : undefined,
-      request.resources.tools.length > 0 ? "host tools" : undefined,
-      request.resources.skills.length > 0 ? "skills" : undefined,
-      request.resources.mcp.length > 0 ? "MCP servers" : undefined,
-    ].filter((x): x is string => x !== undefined);
-    if (undelivered.length > 0) {
-      await emit({ type: "notice", level: "warning", code: "resources_unsupported", message: `the pi driver does not deliver the agent's ${undelivered.join(", ")}; they were not offered to the model` });
-    }
+    await announceTurn(request, sessionId, emitter);
 
-    // --- prompt ----------------------------------------------------------------------------
     signal.throwIfAborted();
     request.markDelivered();
-    delivered = true;
     prompted = true;
     unregisterQueue = context.registerQueue(request.runId, async (kind, text, queueSignal) => {
       if (emitter.terminalEmitted || !connection.alive) throw new ProviderError("pi: the run has ended", { code: "steer_rejected", phase: "after_delivery" });
@@ -131,67 +68,14 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
     const prompt = connection.request("prompt", { message: request.prompt, ...(images.length > 0 ? { images } : {}) }, undefined, "after_delivery");
     prompt.catch(() => {});
 
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<"aborted">((resolve) => {
-      onAbort = () => resolve("aborted");
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-    });
-    const exited = connection.exited.then(() => "exited" as const);
-    let outcome: "ended" | "aborted" | "exited" | { error: unknown };
-    try {
-      outcome = await Promise.race([
-        agentEnd.then(() => "ended" as const),
-        prompt.then(
-          () => agentEnd.then(() => "ended" as const),
-          (error: unknown) => ({ error }),
-        ),
-        aborted,
-        exited,
-      ]);
-    } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort);
-    }
-
+    const outcome = await awaitTurn(connection, prompt, agentEnd, signal);
     if (outcome === "aborted") {
-      // agent_end precedes abort's response; wait for it, bounded, then retire the process.
-      void connection.request("abort", {}, undefined, "after_delivery").catch(() => {});
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, CANCEL_GRACE_MS).unref());
-      await Promise.race([agentEnd, grace, connection.exited]);
-      await mapper.finish().catch(() => {});
-      await emitter.settled();
+      await cancelTurn(connection, mapper, emitter, agentEnd);
       throw abortedReason(signal);
     }
     if (outcome === "exited") throw connection.exitError("during the turn", "after_delivery");
     if (typeof outcome === "object") throw outcome.error;
-
-    // --- the turn ended --------------------------------------------------------------------
-    await emitter.settled();
-    await mapper.finish();
-    await emitter.drain();
-    const last = mapper.lastAssistant ?? {};
-    const stopReason = str(last.stopReason);
-    const response: RunResponse = { text: mapper.finalText, raw: { stopReason: stopReason ?? null, sessionId: sessionId ?? null } };
-    if (sessionId !== undefined) response.providerSessionId = sessionId;
-    const usage = mapper.usage;
-    if (usage !== undefined) response.usage = usage;
-    const tail = stderrExcerpt(connection.process.stderrTail(), 4000);
-    if (tail !== "") response.stderrTail = tail;
-    await connection.flushMalformed();
-    if (stopReason === "error") {
-      const message = str(last.errorMessage) ?? "the model call failed";
-      throw new ProviderError(`pi: ${message}`, { code: "provider_error", retryable: RETRYABLE.test(message), phase: "after_delivery" });
-    }
-    if (stopReason === "aborted") {
-      await emit({ type: "run.cancelled", reason: "pi ended the turn as aborted" });
-      return response;
-    }
-    if (stopReason !== "stop" && stopReason !== undefined) {
-      await emit({ type: "notice", level: "warning", code: "stop_reason", message: `the turn ended with stopReason ${stopReason}` });
-    }
-    // Announced the moment it is known, so a cancel arriving while the process retires cannot rewrite it.
-    await emit({ type: "run.completed", provenance: { provider: "pi", event: "agent_end" } });
-    return response;
+    return await endedTurn(connection, mapper, emitter, sessionId);
   } catch (error) {
     await mapper.finish().catch(() => undefined);
     await connection.flushMalformed().catch(() => undefined);
@@ -201,4 +85,51 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
     unbind();
     await connection.close();
   }
+}
+
+/** Before the prompt: the session the run is bound to, and a warning for resources Pi is not given. */
+async function announceTurn(request: RunRequest, sessionId: string | undefined, emitter: OrderedEmitter): Promise<void> {
+  if (sessionId !== undefined) await emitter.emit({ type: "thread.bound", providerSessionId: sessionId, provenance: { provider: "pi", event: "get_state" } });
+  const undelivered = [
+    request.resources.instructions !== undefined ? "instructions" : undefined,
+    request.resources.tools.length > 0 ? "host tools" : undefined,
+    request.resources.skills.length > 0 ? "skills" : undefined,
+    request.resources.mcp.length > 0 ? "MCP servers" : undefined,
+  ].filter((x): x is string => x !== undefined);
+  if (undelivered.length > 0) {
+    await emitter.emit({ type: "notice", level: "warning", code: "resources_unsupported", message: `the pi driver does not deliver the agent's ${undelivered.join(", ")}; they were not offered to the model` });
+  }
+}
+
+/** Waits for the prompted turn: `agent_end`, the prompt refused, the run aborted, or Pi gone. */
+async function awaitTurn(connection: PiConnection, prompt: Promise<unknown>, agentEnd: Promise<void>, signal: AbortSignal): Promise<Outcome> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<"aborted">((resolve) => {
+    onAbort = () => resolve("aborted");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const exited = connection.exited.then(() => "exited" as const);
+  try {
+    return await Promise.race<Outcome>([
+      agentEnd.then(() => "ended" as const),
+      prompt.then(
+        () => agentEnd.then(() => "ended" as const),
+        (error: unknown) => ({ error }),
+      ),
+      aborted,
+      exited,
+    ]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Sends `abort` and waits, bounded, for `agent_end` (which precedes abort's response); open items are closed. */
+async function cancelTurn(connection: PiConnection, mapper: PiEventMapper, emitter: OrderedEmitter, agentEnd: Promise<void>): Promise<void> {
+  void connection.request("abort", {}, undefined, "after_delivery").catch(() => {});
+  const grace = new Promise<void>((resolve) => setTimeout(resolve, CANCEL_GRACE_MS).unref());
+  await Promise.race([agentEnd, grace, connection.exited]);
+  await mapper.finish().catch(() => {});
+  await emitter.settled();
 }
