@@ -51,6 +51,24 @@ export class CheckedSink implements EventSink {
   // An arrow property and not async: the common case publishes synchronously and returns nothing
   // to await, and drivers may pass `sink.emit` around unbound.
   readonly emit = (event: DriverEvent): Promise<void> | undefined => {
+    // Deltas are the bulk of every stream: checked and published without the general dispatch.
+    // Model output, so never redacted; a delta is no terminal and no thread binding.
+    const type = event.type;
+    if (
+      (type === "message.delta" || type === "reasoning.delta") &&
+      typeof event.itemId === "string" &&
+      typeof event.text === "string" &&
+      this.contractError === undefined &&
+      this.announced === undefined
+    ) {
+      try {
+        this.#options.observe(event);
+        if (!this.#gate.admit(event, this.#options.stopping?.() === true)) return undefined;
+        return this.#options.timeline.publishDelta(event);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     try {
       if (this.contractError) throw this.contractError;
       try {

@@ -9,7 +9,7 @@ import type { AgentEvent } from "./types.js";
 
 export type OverflowPolicy = "block" | "drop-deltas";
 
-type DeltaEvent = Extract<AgentEvent, { type: "message.delta" | "reasoning.delta" }>;
+export type DeltaEvent = Extract<AgentEvent, { type: "message.delta" | "reasoning.delta" }>;
 
 export function isDeltaEvent(event: AgentEvent): event is DeltaEvent {
   return event.type === "message.delta" || event.type === "reasoning.delta";

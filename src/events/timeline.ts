@@ -2,13 +2,16 @@
  * One run's timeline: stamps events with `seq`/`runId`/`threadId`/`at`, keeps exactly one
  * terminal event last, records a bounded transcript and feeds the consumer's buffer.
  */
-import { EventBuffer, isDeltaEvent, type OverflowPolicy } from "./buffer.js";
+import { EventBuffer, isDeltaEvent, type DeltaEvent, type OverflowPolicy } from "./buffer.js";
 import { TextAccumulator } from "./text-accumulator.js";
 import type { AgentEvent, EventOf, EventPayloads, EventType, Provenance, TerminalEvent } from "./types.js";
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
 type Stampable<K extends EventType> = { type: K; provenance?: Provenance } & EventPayloads[K];
+
+/** What a delta carries into the timeline. */
+type DeltaPayload = { type: "message.delta" | "reasoning.delta"; itemId: string; text: string; provenance?: Provenance };
 
 export class RunTimeline {
   readonly runId: string;
@@ -61,6 +64,19 @@ export class RunTimeline {
     return next;
   }
 
+  /**
+   * {@link RunTimeline.publish} for a delta the caller has checked: the bulk of every stream, so
+   * it is stamped and tracked without the generic dispatch.
+   */
+  publishDelta(delta: DeltaPayload): Promise<void> | undefined {
+    if (this.#pending !== 0 || this.#terminal) return this.publish(delta);
+    const event = this.#stampDelta(delta);
+    if (!this.buffer.tryPush(event)) return this.publish(delta);
+    this.#trackDelta(event as DeltaEvent);
+    this.#nextSeq++;
+    return undefined;
+  }
+
   /** Publish the single terminal event after every pending event. Later calls are ignored. */
   async finish<K extends TerminalEvent["type"]>(payload: Stampable<K>): Promise<EventOf<K> | undefined> {
     await this.#chain;
@@ -96,44 +112,62 @@ export class RunTimeline {
   }
 
   #stamp(payload: Stampable<EventType>): AgentEvent {
-    if (payload.type === "message.delta" || payload.type === "reasoning.delta") {
-      // A fixed-shape literal: deltas are the bulk of every stream. Same keys, same order as below.
-      const delta = payload as { type: "message.delta"; itemId: string; text: string; provenance?: Provenance };
-      const event: AgentEvent = { type: delta.type, seq: this.#nextSeq, runId: this.runId, at: Date.now(), itemId: delta.itemId, text: delta.text };
-      if (delta.provenance !== undefined) event.provenance = delta.provenance;
-      if (this.threadId !== undefined) event.threadId = this.threadId;
-      return event;
-    }
+    if (payload.type === "message.delta" || payload.type === "reasoning.delta") return this.#stampDelta(payload as DeltaPayload);
     // Object.assign, not spread: spreading a payload plus extra keys is ~20x slower on Node 20.
     const event = Object.assign({ type: payload.type, seq: this.#nextSeq, runId: this.runId, at: Date.now() }, payload) as AgentEvent;
     if (this.threadId !== undefined) event.threadId = this.threadId;
     return event;
   }
 
+  /**
+   * Deltas are the bulk of every stream: each is built as one complete literal (no keys added
+   * afterwards, so all deltas of a run share one shape). Same keys, same order as `#stamp`.
+   */
+  #stampDelta(delta: DeltaPayload): AgentEvent {
+    const { type, itemId, text, provenance } = delta;
+    const seq = this.#nextSeq;
+    const runId = this.runId;
+    const threadId = this.threadId;
+    const at = Date.now();
+    if (provenance === undefined) {
+      return (threadId === undefined ? { type, seq, runId, at, itemId, text } : { type, seq, runId, at, itemId, text, threadId }) as AgentEvent;
+    }
+    return (threadId === undefined ? { type, seq, runId, at, itemId, text, provenance } : { type, seq, runId, at, itemId, text, provenance, threadId }) as AgentEvent;
+  }
+
   #track(event: AgentEvent): void {
-    if (event.type === "message.delta") {
-      if (event.itemId !== this.#assistantItem) this.#assistantText = new TextAccumulator();
-      this.#assistantItem = event.itemId;
-      this.#assistantText.append(event.text);
-    } else if (event.type === "message.completed") {
+    if (isDeltaEvent(event)) {
+      this.#trackDelta(event);
+      return;
+    }
+    if (event.type === "message.completed") {
       this.#assistantItem = event.itemId;
       this.#assistantText = new TextAccumulator(event.text);
-    }
-    if (isDeltaEvent(event)) {
-      const open = this.#openDelta;
-      if (open && open.entry.type === event.type && open.entry.itemId === event.itemId) {
-        open.text.append(event.text);
-        return;
-      }
-      this.#closeDelta();
-      const entry = Object.assign({}, event);
-      this.#transcript.push(entry);
-      this.#openDelta = { entry, text: new TextAccumulator(event.text) };
-      return;
     }
     this.#closeDelta();
     // A private copy: the host may mutate the event object it receives.
     this.#transcript.push(structuredClone(event));
+  }
+
+  /** Follows a delta: the assistant's text and the transcript's trailing merged entry. */
+  #trackDelta(event: DeltaEvent): void {
+    const { type, itemId, text } = event;
+    if (type === "message.delta") {
+      if (itemId !== this.#assistantItem) {
+        this.#assistantText = new TextAccumulator();
+        this.#assistantItem = itemId;
+      }
+      this.#assistantText.append(text);
+    }
+    const open = this.#openDelta;
+    if (open !== undefined && open.entry.type === type && open.entry.itemId === itemId) {
+      open.text.append(text);
+      return;
+    }
+    this.#closeDelta();
+    const entry = Object.assign({}, event);
+    this.#transcript.push(entry);
+    this.#openDelta = { entry, text: new TextAccumulator(text) };
   }
 
   /** Materialize the merged text of the trailing delta entry; later deltas start a new entry. */
