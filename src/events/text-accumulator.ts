@@ -3,7 +3,10 @@
  * cons-string node per append (tens of bytes each), so a run of a million deltas would cost tens
  * of MiB. Parts are joined in blocks instead.
  */
-const BLOCK = 4096;
+// Small blocks: a block is usually joined before the next young-generation collection, so the
+// delta strings it holds die young instead of being copied and promoted (measured: ~10% less CPU
+// per event on the event path than with 4096).
+const BLOCK = 256;
 
 export class TextAccumulator {
   #blocks: string[] = [];
