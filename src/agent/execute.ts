@@ -188,10 +188,22 @@ async function runToTerminal(
     deadline.dispose();
     // The driver and its event sources have stopped: its standby and the run's input copies go
     // (unless the driver handed the standby's process back as the thread's warm writer).
-    if (scope.response?.writer === undefined) await scope.standby?.close();
+    if (scope.response?.writer === undefined) await releaseStandby(scope);
     await scope.materialized?.dispose();
   }
   return conclude(scope, cancelReason, startedAt);
+}
+
+/**
+ * Closes the run's claimed standby. After a finished turn (the driver returned a response) its
+ * process is already retiring, so the terminal does not wait for it to be reaped (issue #14
+ * item 3): the driver owns it until it exits, and the agent's close() reaps it. Otherwise waited.
+ */
+async function releaseStandby(scope: RunScope): Promise<void> {
+  const closing = scope.standby?.close();
+  if (closing === undefined) return;
+  if (scope.response === undefined) return closing;
+  void closing.catch(() => undefined);
 }
 
 /** From `run.started` to the driver's `run()` settling: checks, inputs, the thread, the standby. */
