@@ -24,7 +24,6 @@ const GENERATED = "src/drivers/codex/protocol/";
  */
 const PENDING_REWRITE: ReadonlySet<string> = new Set([
   "src/drivers/stream-json/driver.ts createStreamJsonDriver",
-  "src/drivers/stream-json/run.ts runTurn",
 ]);
 
 interface LongFunction {

@@ -1,0 +1,54 @@
+/**
+ * The CLI process a stream-json run plays its turn in: the thread's warm writer when it is still
+ * in the session, else the prepared unbound standby for a new session, else a new process started
+ * for the run (resuming or forking the thread's session, checked to belong to the workspace).
+ */
+import type { RunRequest } from "../../driver/types.js";
+import { ProviderError } from "../../errors/index.js";
+import type { Launcher } from "./launcher.js";
+import type { StreamJsonProcess } from "./process.js";
+import { sessionSlugs } from "./sessions.js";
+import { StreamJsonStandby, StreamJsonWriter } from "./standby.js";
+
+const MAX_CHECKED_SLUG = 180;
+
+export interface AcquiredProcess {
+  proc: StreamJsonProcess;
+  /** Whether the process was claimed (already initialized) rather than started for this run. */
+  claimed: boolean;
+}
+
+export async function acquireProcess(launcher: Launcher, owner: object, request: RunRequest): Promise<AcquiredProcess> {
+  const resume = request.thread?.providerSessionId;
+  const fork = resume !== undefined && request.thread?.fork === true;
+  // The thread's warm writer is still in the session: the next user line continues it.
+  const warm = !fork && request.standby instanceof StreamJsonWriter && request.standby.session === resume ? request.standby.claim(owner) : undefined;
+  if (resume !== undefined && !warm) await checkWorkspace(launcher, resume, request.workspace);
+
+  const standby = warm ?? (resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.claim(owner) : undefined);
+  if (standby) return { proc: standby, claimed: true };
+  const proc = await launcher.start(request.workspace, {
+    ...(request.model !== undefined ? { model: request.model } : {}),
+    ...(request.effort !== undefined ? { effort: request.effort } : {}),
+    policy: request.policy,
+    ...(resume !== undefined ? { resume, fork } : {}),
+    mcp: request.resources.mcp,
+  });
+  return { proc, claimed: false };
+}
+
+/** A session is resumed from the workspace it was recorded in, or not at all. */
+async function checkWorkspace(launcher: Launcher, sessionId: string, workspace: string): Promise<void> {
+  const configDir = launcher.configDir();
+  if (configDir === undefined) return;
+  const expected = launcher.dialect.projectSlug(workspace);
+  // Very long paths are shortened by the CLIs in ways not modelled here: no check then.
+  if (expected.length > MAX_CHECKED_SLUG) return;
+  const slugs = await sessionSlugs(configDir, sessionId);
+  if (slugs.length > 0 && !slugs.includes(expected)) {
+    throw new ProviderError(`session ${sessionId} was recorded in another workspace; resume it from that workspace`, {
+      code: "session_workspace_mismatch",
+      phase: "before_delivery",
+    });
+  }
+}
