@@ -3,17 +3,15 @@
  * `initialize`, preparation of one unbound standby when provably no conversation exists, runs, and
  * reaping of every process on `close()`.
  */
-import type { Descriptor, Driver, InspectResponse, PrepareResponse } from "../../driver/types.js";
+import type { Descriptor, Driver } from "../../driver/types.js";
 import type { ProcessStats } from "../../driver/kit/processes.js";
 import { secretEnvValues } from "../../redact/redact.js";
-import { mcpProblems } from "./argv.js";
 import { configFingerprint, STREAM_JSON_CONFIG_SCHEMA, validateStreamJsonConfig, validateStreamJsonPolicy, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";
-import { inspectTransient, observeProcess, startFailure } from "./inspect.js";
+import { inspectTransient } from "./inspect.js";
 import { Launcher } from "./launcher.js";
-import type { StreamJsonProcess } from "./process.js";
+import { prepareStandby } from "./prepare.js";
 import { runTurn } from "./run.js";
-import { listSessionFiles, newFiles } from "./sessions.js";
 import { StreamJsonStandby, StreamJsonWriter } from "./standby.js";
 
 /** A stream-json driver, plus the processes it owns (for diagnostics and tests). */
@@ -31,14 +29,7 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
   let launcher: Launcher | undefined;
   const owner = {};
   const getLauncher = () => (launcher ??= new Launcher(dialect, captured, captured.executable ?? dialect.defaultExecutable()));
-  const descriptor: Descriptor = {
-    id: dialect.id,
-    name: dialect.name,
-    transport: dialect.transport,
-    inputs: structuredClone(dialect.inputs),
-    features: { ...dialect.features },
-    configSchema: STREAM_JSON_CONFIG_SCHEMA,
-  };
+  const descriptor = descriptorOf(dialect);
 
   const driver: StreamJsonDriver = {
     descriptor: () => structuredClone(descriptor),
@@ -68,40 +59,8 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
       return inspectTransient(getLauncher(), request, signal);
     },
 
-    async prepare(request, signal): Promise<PrepareResponse> {
-      signal.throwIfAborted();
-      const l = getLauncher();
-      // A process whose command line could not carry the MCP servers is never kept.
-      if (mcpProblems(request.resources.mcp).length > 0) return { inspection: await inspectTransient(l, request, signal), process: "transient" };
-      const configDir = l.configDir();
-      const before = configDir === undefined ? undefined : await listSessionFiles(configDir);
-      let proc: StreamJsonProcess;
-      try {
-        proc = await l.start(request.workspace, {
-          ...(request.model !== undefined ? { model: request.model } : {}),
-          ...(request.effort !== undefined ? { effort: request.effort } : {}),
-          policy: request.policy,
-          mcp: request.resources.mcp,
-        });
-      } catch (error) {
-        return { inspection: startFailure(error), process: "transient" };
-      }
-      let keep = false;
-      try {
-        const inspection: InspectResponse = await observeProcess(l, proc, signal, request.resources.instructions, true);
-        // Ready only when provable: the CLI answered initialize, is still running, and no
-        // session transcript appeared since it started.
-        const answered = inspection.environment.status === "observed";
-        const created = configDir === undefined || before === undefined ? undefined : newFiles(before, await listSessionFiles(configDir));
-        signal.throwIfAborted();
-        if (answered && proc.alive && created !== undefined && created.length === 0) {
-          keep = true;
-          return { inspection, process: "ready", standby: new StreamJsonStandby(proc, owner) };
-        }
-        return { inspection, process: "transient" };
-      } finally {
-        if (!keep) await l.retire(proc, 1_000);
-      }
+    async prepare(request, signal) {
+      return prepareStandby(getLauncher(), owner, request, signal);
     },
 
     canUseStandby(use, standby) {
@@ -129,4 +88,16 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
     },
   };
   return driver;
+}
+
+/** The dialect's static descriptor. */
+function descriptorOf(dialect: StreamJsonDialect): Descriptor {
+  return {
+    id: dialect.id,
+    name: dialect.name,
+    transport: dialect.transport,
+    inputs: structuredClone(dialect.inputs),
+    features: { ...dialect.features },
+    configSchema: STREAM_JSON_CONFIG_SCHEMA,
+  };
 }
