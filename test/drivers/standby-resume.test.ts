@@ -43,7 +43,8 @@ for (const dialect of ["claude", "codebuddy"] as const) {
         const resumed = (await fake.spawns()).slice(spawnsBefore);
         expect(resumed).toHaveLength(1);
         expect(resumed[0]!.argv).toEqual(expect.arrayContaining(["--resume"]));
-        expect(driver.livePids()).toEqual([standbyPid]);
+        // The resume run's own process retires in the background (issue #14 item 3).
+        await expect.poll(() => driver.livePids(), { timeout: 5_000 }).toEqual([standbyPid]);
 
         await agent.run("hello");
         // The stateless run spawned nothing: it ran on the standby.

@@ -191,7 +191,8 @@ for (const c of cases) {
       };
       await withRealCli(c.cli, script, async (ctx) => {
         const driver = c.driver(ctx);
-        const agent = createAgent(driver, { workspace: ctx.workspace });
+        // No warm writer: the second turn must load the session in a process of its own.
+        const agent = createAgent(driver, { workspace: ctx.workspace, threadWriterIdleMs: 0 });
         try {
           const bogus = agent.stream("Remember the word", { model: "no-such-model-xyz" });
           const bogusEvents = await collect(bogus);

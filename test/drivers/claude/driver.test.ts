@@ -515,7 +515,8 @@ describe("claude config and environment", () => {
 
 describe("claude through the public API: threads and per-run inputs", () => {
   it("continues a thread by resuming its session in a new process, and forks it natively", async () => {
-    const { agent } = agentFor();
+    // No warm writer: each turn starts its own process, so the second one must resume.
+    const { agent } = agentFor({}, { threadWriterIdleMs: 0 });
     try {
       const thread = await agent.startThread();
       const first = await thread.run("remember the word hazel");
