@@ -8,7 +8,7 @@
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, PrepareRequest, PrepareResponse, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
+import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, ModelDefaults, PrepareRequest, PrepareResponse, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
 import type { Policy } from "../../driver/vocabulary.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
@@ -107,6 +107,14 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
 
   fingerprint(): string {
     return configFingerprint(this.#config);
+  }
+
+  /**
+   * A bound provider's `model`, the one every process starts on (`--model`); core folds it under
+   * the call's (see `Driver.defaults`). The config names no thinking level, so no effort.
+   */
+  defaults(): ModelDefaults {
+    return this.#config.provider !== undefined ? { model: this.#config.provider.model } : {};
   }
 
   secrets(): string[] {

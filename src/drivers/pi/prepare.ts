@@ -45,7 +45,7 @@ async function listedModels(connection: PiConnection, signal: AbortSignal): Prom
 async function selectModel(connection: PiConnection, request: RunRequest, models: Json[], command: Command): Promise<Json> {
   let model = isObject(connection.state.model) ? connection.state.model : undefined;
   if (request.model !== undefined) {
-    const wanted = findModel(models, request.model);
+    const wanted = findModel(models, request.model, model);
     if (wanted === undefined) {
       throw new ProviderError(`model "${request.model}" is not offered by pi (offered: ${models.map((m) => String(m.id)).join(", ")})`, {
         code: "config_value_unavailable",
@@ -63,9 +63,17 @@ async function selectModel(connection: PiConnection, request: RunRequest, models
   return model;
 }
 
-/** The listed model a run asks for: `provider/id` or a bare `id`. */
-function findModel(models: Json[], wanted: string): Json | undefined {
-  return models.find((m) => `${String(m.provider)}/${String(m.id)}` === wanted) ?? models.find((m) => m.id === wanted);
+/**
+ * The listed model a run asks for: `provider/id`, or a bare `id`, which names the current
+ * provider's model when it lists one. A bound provider's model is every run's default (with a
+ * bare id), and the process already runs it: another provider listing the same id must not
+ * switch it away.
+ */
+export function findModel(models: readonly Json[], wanted: string, current?: Json): Json | undefined {
+  const named = models.find((m) => `${String(m.provider)}/${String(m.id)}` === wanted);
+  if (named !== undefined) return named;
+  const sameId = models.filter((m) => m.id === wanted);
+  return sameId.find((m) => current !== undefined && m.provider === current.provider) ?? sameId[0];
 }
 
 /** The run's effort, which must name one of Pi's thinking levels. */
