@@ -16,7 +16,7 @@
  *
  * 1. Throughput: one process, sides in alternating order (reversed every other repetition),
  *    heap collected before each run, medians. Ratios against the raw reader of the same wire and
- *    against the official SDK.
+ *    against the official SDK, and the consumer's CPU time per event (this process only).
  * 2. Slow-consumer memory: a fresh process per side and repetition (a peak RSS is per process),
  *    the consumer pausing 1 ms every 1 000 deltas.
  * 3. Stop: after `--stop-after` deltas the consumer breaks out of its loop, or aborts and keeps
@@ -111,24 +111,26 @@ async function throughput(options: Options, fakes: FakeInstall) {
   const figures = new Map(
     options.sides.map((side) => {
       const list = samples.get(side.id)!;
-      return [side.id, { side, eps: eps(median(list.map((s) => s.ms))), steadyEps: eps(median(list.map((s) => s.steadyMs))), ms: list.map((s) => s.ms) }];
+      const cpuUsPerEvent = (median(list.map((s) => s.cpuMs)) * 1000) / options.n;
+      return [side.id, { side, eps: eps(median(list.map((s) => s.ms))), steadyEps: eps(median(list.map((s) => s.steadyMs))), cpuUsPerEvent, ms: list.map((s) => s.ms) }];
     }),
   );
   const rawOf = (side: Side) => figures.get(side.wire === "stream-json" ? "claude-raw" : side.wire === "app-server" ? "codex-raw-app-server" : "codex-raw-exec");
   const sdkOf = (side: Side) => figures.get(side.protocol === "claude" ? "claude-sdk" : "codex-sdk");
   const ratio = (a: number, b: number | undefined) => (b === undefined ? null : round(a / b, 2));
-  const rows = [...figures.values()].map(({ side, eps: e, steadyEps, ms }) => ({
+  const rows = [...figures.values()].map(({ side, eps: e, steadyEps, cpuUsPerEvent, ms }) => ({
     side: side.id,
     events_per_s: Math.round(e),
     steady_events_per_s: Math.round(steadyEps),
     vs_raw: ratio(e, rawOf(side)?.eps),
     vs_sdk: ratio(e, sdkOf(side)?.eps),
+    cpu_us_per_event: round(cpuUsPerEvent, 2),
     range_ms: [round(Math.min(...ms)), round(Math.max(...ms))],
   }));
   console.log(`\nthroughput: ${int(options.n)} deltas per run, ${options.warmup} warm-up + ${options.reps} alternating repetitions, load ${formatLoad(loadStart)} → ${formatLoad(loadEnd)}`);
   printTable(
-    ["side", "events/s", "first→last/s", "vs raw (same wire)", "vs SDK", "range ms"],
-    rows.map((r) => [`${figures.get(r.side)!.side.label} [${r.side}]`, int(r.events_per_s), int(r.steady_events_per_s), String(r.vs_raw ?? "–"), String(r.vs_sdk ?? "–"), `${r.range_ms[0]}–${r.range_ms[1]}`]),
+    ["side", "events/s", "first→last/s", "vs raw (same wire)", "vs SDK", "consumer CPU µs/event", "range ms"],
+    rows.map((r) => [`${figures.get(r.side)!.side.label} [${r.side}]`, int(r.events_per_s), int(r.steady_events_per_s), String(r.vs_raw ?? "–"), String(r.vs_sdk ?? "–"), r.cpu_us_per_event.toFixed(2), `${r.range_ms[0]}–${r.range_ms[1]}`]),
   );
   return { n: options.n, reps: options.reps, warmup: options.warmup, loadavg_start: loadStart, loadavg_end: loadEnd, rows };
 }

@@ -14,6 +14,11 @@ export interface ThroughputSample {
   ms: number;
   /** First delta received to the last. */
   steadyMs: number;
+  /**
+   * CPU time (user + system) this process spent over `ms`: the consumer's own cost, the
+   * provider's excluded. Less sensitive to a shared machine's load than the wall time.
+   */
+  cpuMs: number;
 }
 
 export async function throughputOnce(side: Side, fakes: FakeInstall, n: number): Promise<ThroughputSample> {
@@ -25,17 +30,20 @@ export async function throughputOnce(side: Side, fakes: FakeInstall, n: number):
     else if (count === n) last = performance.now();
     return undefined;
   };
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
   const session = side.open(fakes, { n, mode: "cooperative", pidFile: fakes.pidFile(), signal: new AbortController().signal, onDelta });
   let end: number;
+  let cpu: NodeJS.CpuUsage;
   try {
     await session.consume();
     end = performance.now();
+    cpu = process.cpuUsage(cpuStart);
   } finally {
     await session.close();
   }
   if (count !== n) throw new Error(`${side.id}: ${count} of ${n} deltas reached the consumer`);
-  return { ms: end - start, steadyMs: n === 1 ? 0 : last - first };
+  return { ms: end - start, steadyMs: n === 1 ? 0 : last - first, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 /** Whether a process has exited: no /proc entry, or a zombie waiting to be reaped. */
