@@ -85,7 +85,8 @@ describeRealCli("claude", () => {
         expect(result.text).toBe("Warm reply.");
         expect(await wrapper.spawns()).toEqual([standbyPid]);
         expect(sessionFiles(ctx.configDir)).toEqual([`${result.providerSessionId}.jsonl`]);
-        expect(driver.livePids()).toEqual([]);
+        // The finished run's process retires in the background (issue #14 item 3).
+        await expect.poll(() => driver.livePids(), { timeout: 10_000 }).toEqual([]);
       } finally {
         await agent.close();
       }
