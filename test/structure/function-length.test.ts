@@ -18,17 +18,9 @@ const MARKER = /\/\/\s*long-function:\s*\S/;
 /** Generated from the Codex app-server schema, not written by hand. */
 const GENERATED = "src/drivers/codex/protocol/";
 
-/**
- * Functions being rewritten by others in the drivers and the driver kit, over the limit today.
- * Entries are removed as those rewrites land; nothing may be added here.
- */
-const PENDING_REWRITE: ReadonlySet<string> = new Set([
-]);
-
 interface LongFunction {
   /** `path:line name (N lines)` */
   id: string;
-  key: string;
   lines: number;
   marked: boolean;
 }
@@ -87,8 +79,7 @@ function hasMarker(node: ts.Node, text: string): boolean {
   return false;
 }
 
-function longFunctions(path: string): LongFunction[] {
-  const text = readFileSync(path, "utf8");
+function longFunctions(path: string, text = readFileSync(path, "utf8")): LongFunction[] {
   const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: LongFunction[] = [];
   const visit = (node: ts.Node) => {
@@ -99,7 +90,7 @@ function longFunctions(path: string): LongFunction[] {
       if (lines > MAX_LINES) {
         const where = relative(ROOT, path).split("\\").join("/");
         const name = nameOf(node, file);
-        found.push({ id: `${where}:${first + 1} ${name} (${lines} lines)`, key: `${where} ${name}`, lines, marked: hasMarker(node, text) });
+        found.push({ id: `${where}:${first + 1} ${name} (${lines} lines)`, lines, marked: hasMarker(node, text) });
       }
     }
     ts.forEachChild(node, visit);
@@ -111,16 +102,22 @@ function longFunctions(path: string): LongFunction[] {
 describe("function length", () => {
   const all = sourceFiles(SOURCE)
     .filter((path) => !relative(ROOT, path).split("\\").join("/").startsWith(GENERATED))
-    .flatMap(longFunctions);
+    .flatMap((path) => longFunctions(path));
 
   it(`finds no function over ${MAX_LINES} lines without a "// long-function: <reason>" beside it`, () => {
-    const unexplained = all.filter((f) => !f.marked && !PENDING_REWRITE.has(f.key)).map((f) => f.id);
+    const unexplained = all.filter((f) => !f.marked).map((f) => f.id);
     expect(unexplained).toEqual([]);
   });
 
-  it("keeps the pending-rewrite list honest: every entry is still a long, unmarked function", () => {
-    const stillLong = new Set(all.filter((f) => !f.marked).map((f) => f.key));
-    expect([...PENDING_REWRITE].filter((key) => !stillLong.has(key))).toEqual([]);
+  it("measures a function by its lines and honours the marker above it", () => {
+    const body = (lines: number) => Array.from({ length: lines - 2 }, (_, i) => `  const v${i} = ${i};`).join("\n");
+    const source = (lines: number, marker = "") => `${marker}export function f(): void {\n${body(lines)}\n}\n`;
+    const at = join(SOURCE, "synthetic.ts");
+    expect(longFunctions(at, source(MAX_LINES))).toEqual([]);
+    expect(longFunctions(at, source(MAX_LINES + 1))).toMatchObject([{ lines: MAX_LINES + 1, marked: false }]);
+    expect(longFunctions(at, source(MAX_LINES + 1, "// long-function: a table of cases\n"))).toMatchObject([{ marked: true }]);
+    const arrow = `// long-function: one switch\nconst g = () => {\n${body(MAX_LINES + 5)}\n};\n`;
+    expect(longFunctions(at, arrow)).toMatchObject([{ id: "src/synthetic.ts:2 g (85 lines)", marked: true }]);
   });
 
   it("parses the whole source tree (so an empty finding is not a wrong path)", () => {
