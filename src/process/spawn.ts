@@ -243,7 +243,10 @@ class ChildHandle implements ProcessHandle {
       let leaderGone = this.#exitStatus !== undefined;
       void this.exited.then(() => (leaderGone = true));
       while (Date.now() < deadline && (!leaderGone || groupAlive(pid))) {
-        await sleep(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())));
+        const poll = sleep(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())));
+        // Woken by the leader's exit too: the group is usually empty by then, so a stop that
+        // worked returns at once instead of up to one poll interval later.
+        await (leaderGone ? poll : Promise.race([poll, this.exited]));
       }
       signalGroup(pid, "SIGKILL");
     }
