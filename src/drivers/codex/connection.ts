@@ -11,7 +11,8 @@ import { withinInitializeTimeout } from "../../driver/initialize-timeout.js";
 import type { McpServerConfig } from "../../driver/vocabulary.js";
 import { AdaptorError, ProviderError, type ProtocolError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
-import { JsonRpcError, JsonRpcPeer, spawnProcess, type ProcessExit, type ProcessHandle } from "../../process/index.js";
+import { JsonRpcError, JsonRpcPeer, type ProcessHandle } from "../../process/index.js";
+import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
 import { appServerArgs, childEnv, inheritedEnv, type ResolvedCodexConfig } from "./config.js";
 import { exitFailure } from "./errors.js";
 import type { ResolvedExecutable } from "./executable.js";
@@ -63,8 +64,7 @@ export interface OpenOptions {
   onSpawn(connection: CodexConnection): void;
 }
 
-export class CodexConnection {
-  readonly process: ProcessHandle;
+export class CodexConnection extends ProcessConnection {
   readonly peer: JsonRpcPeer;
   /** The `initialize` answer, once the handshake completed. */
   initialize: InitializeResponse | undefined;
@@ -72,10 +72,9 @@ export class CodexConnection {
   handshakeMs = 0;
   #handlers: ConnectionHandlers | undefined;
   #requestIds = 0;
-  #closing: Promise<void> | undefined;
 
   private constructor(process: ProcessHandle, redact: (text: string) => string) {
-    this.process = process;
+    super(process);
     this.peer = new JsonRpcPeer({
       input: process.stdout,
       output: process.stdin,
@@ -91,14 +90,6 @@ export class CodexConnection {
     });
   }
 
-  get pid(): number {
-    return this.process.pid;
-  }
-
-  get alive(): boolean {
-    return this.process.exitStatus === undefined && this.#closing === undefined;
-  }
-
   /** The provider version from the `initialize` user agent. */
   get providerVersion(): string | undefined {
     return versionFromUserAgent(this.initialize?.userAgent);
@@ -111,7 +102,7 @@ export class CodexConnection {
     const { env, tmpDirToCreate } = childEnv(config, executable?.pathDirs ?? []);
     if (tmpDirToCreate !== undefined) await mkdir(tmpDirToCreate, { recursive: true });
     const started = performance.now();
-    const process = await spawnProcess({
+    const process = await spawnLaunch({
       command: executable?.path ?? config.executable ?? "codex",
       args: appServerArgs(config, options.mcp),
       cwd: options.cwd,
@@ -172,18 +163,10 @@ export class CodexConnection {
     return this.peer.request<T>(method, params, signal ? { signal } : {});
   }
 
-  /** Resolves when the process has exited. */
-  get exited(): Promise<ProcessExit> {
-    return this.process.exited;
-  }
-
-  /** Stops the peer and the process group. Idempotent. */
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#handlers = undefined;
-      await this.process.stop();
-      await this.peer.close();
-    })();
-    return this.#closing;
+  /** Stops the process group, then the peer; `close()` runs it once. */
+  protected async shutdown(): Promise<void> {
+    this.#handlers = undefined;
+    await this.process.stop();
+    await this.peer.close();
   }
 }
