@@ -3,14 +3,14 @@
  * generated `ServerNotification` union is named below, mapped or deliberately ignored, so a Codex
  * upgrade that adds one fails to compile here; a method the generated types do not know (a newer
  * server) becomes a `notice`, never a crash. Payloads are read through the generated types with
- * the lenient lens (`lenient.ts`): a misspelt field fails to compile, while missing or mistyped
+ * the driver lens (`driver/lens.ts`): a misspelt field fails to compile, while missing or mistyped
  * fields are skipped and unknown ones ignored.
  */
 import type { CodexDriverNoticeCode } from "./codes.js";
 import type { DriverEvent, PlanEntry, Provenance } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
-import { bool, claim, list, num, open, readFrame, str, type Lenient, type Unchecked } from "./lenient.js";
+import { bool, claim, list, num, open, readFrame, str, type Lenient, type Unchecked } from "../../driver/lens.js";
 import type { ServerNotification } from "./protocol/ServerNotification.js";
 import type { CodexErrorInfo } from "./protocol/v2/CodexErrorInfo.js";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";

@@ -2,7 +2,7 @@
  * Zero-prompt inspection over an initialized connection: `model/list` (every page),
  * `config/read` (configuration, profile and the configured MCP servers), `account/read`,
  * `account/rateLimits/read` and `skills/list`. No method here creates a thread or starts an MCP
- * server. Every answer is read through the generated types with the lenient lens (`lenient.ts`):
+ * server. Every answer is read through the generated types with the driver lens (`driver/lens.ts`):
  * a misspelt field fails to compile, unknown fields are ignored, a missing or mistyped field is
  * `undefined`, never a guess.
  */
@@ -27,7 +27,7 @@ import type {
 } from "../../inspect/types.js";
 import { JsonRpcError } from "../../process/index.js";
 import type { ClientMethod, ClientParams, CodexConnection } from "./connection.js";
-import { bool, entries, list, num, open, readFrame, str, type Lenient, type Unchecked } from "./lenient.js";
+import { bool, entries, list, num, open, readFrame, str, type Lenient, type Unchecked } from "../../driver/lens.js";
 import type { InitializeResponse } from "./protocol/InitializeResponse.js";
 import type { Config } from "./protocol/v2/Config.js";
 import type { ConfigReadResponse } from "./protocol/v2/ConfigReadResponse.js";
