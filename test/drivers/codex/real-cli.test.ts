@@ -145,9 +145,9 @@ describeRealCli("codex", (availability) => {
         expect(result.text).toBe("Served by the standby.");
         expect(spawns()).toHaveLength(1);
         expect(inner.processes().started).toBe(1);
-        // The run bound one thread (its rollout now exists) and retired the process.
+        // The run bound one thread (its rollout now exists) and retires the process in the background.
         expect(rolloutFiles(join(ctx.configDir, "sessions"))).toHaveLength(1);
-        expect(inner.processes().live).toEqual([]);
+        await expect.poll(() => inner.processes().live, { timeout: 10_000 }).toEqual([]);
       } finally {
         await agent.close();
       }
