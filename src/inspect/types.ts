@@ -165,6 +165,8 @@ export type ConfigurationReport = ConfigurationSettings;
 
 export interface AuthReport {
   signedIn: boolean;
+  /** `false` when the provider states that no sign-in is needed; absent when it does not say. */
+  required?: boolean;
   method?: string;
   account?: string;
   plan?: string;

@@ -94,13 +94,24 @@ export function environmentReport(initialize: unknown, executablePath: string): 
 }
 
 /**
- * Whether an `auth/status` answer says the user is signed in: the schema's `state` when the agent
- * sends one, else the drafts' `authenticated`/`signedIn`/`status` (agents built on the drafts).
+ * What an `auth/status` answer says: the schema's `state` when the agent sends one, else the
+ * drafts' `authenticated`/`signedIn`/`status` (agents built on the drafts). `undefined` when the
+ * agent says it cannot tell (`unknown`, or a state this driver does not know): reading that as
+ * "signed out" would report an observation the agent never made.
  */
-export function authStatusSignedIn(answer: Lenient<AuthStatusFrame>): boolean {
+export function authStatusReport(answer: Lenient<AuthStatusFrame>): AuthReport | undefined {
   const state = str(answer.state);
-  if (state !== undefined) return state === "authenticated";
-  return bool(answer.authenticated) === true || bool(answer.signedIn) === true || str(answer.status) === "authenticated";
+  let report: AuthReport;
+  if (state === "authenticated" || state === "unauthenticated") report = { signedIn: state === "authenticated" };
+  else if (state === "not_required") report = { signedIn: false, required: false };
+  else if (state !== undefined) return undefined;
+  else report = { signedIn: bool(answer.authenticated) === true || bool(answer.signedIn) === true || str(answer.status) === "authenticated" };
+  const active = list(answer.accounts).map((entry) => open(entry)).find((account) => bool(account?.active) === true);
+  const account = str(active?.email) ?? str(active?.name) ?? str(active?.label);
+  if (account !== undefined) report.account = account;
+  const methodId = str(answer.methodId) ?? str(answer.method);
+  if (methodId !== undefined) report.method = methodId;
+  return report;
 }
 
 /** Panels from an initialized connection (plus `auth/status` when the agent advertises it). */
@@ -121,10 +132,10 @@ export async function inspectConnection(connection: AcpConnection, executablePat
         // Reading a non-object as "signed out" would report an observation the agent never made.
         auth = unavailable("malformed_response", `auth/status answered ${describe(reply)}, not an object`, records);
       } else {
-        const report: AuthReport = { signedIn: authStatusSignedIn(answer) };
-        const methodId = str(answer.methodId) ?? str(answer.method);
-        if (methodId !== undefined) report.method = methodId;
-        auth = observed(report, records);
+        const report = authStatusReport(answer);
+        auth = report === undefined
+          ? unavailable("provider_error", `auth/status answered state ${JSON.stringify(str(answer.state))}: the agent cannot tell`, records)
+          : observed(report, records);
       }
     } catch (error) {
       signal.throwIfAborted();

@@ -14,7 +14,7 @@ import { agentCaps } from "../../../src/drivers/acp/capabilities.js";
 import { SessionConfigOptions, findOption, optionValues, type SessionAnswerFrame } from "../../../src/drivers/acp/config-options.js";
 import { quotaUsage, tokenUsage } from "../../../src/drivers/acp/events.js";
 import { readTextFile, writeTextFile } from "../../../src/drivers/acp/fs-bridge.js";
-import { authStatusSignedIn, type AuthStatusFrame } from "../../../src/drivers/acp/inspect.js";
+import { authStatusReport, type AuthStatusFrame } from "../../../src/drivers/acp/inspect.js";
 import { approvalKind, approvalOptions, chooseOption } from "../../../src/drivers/acp/permissions.js";
 import { promptBlocks } from "../../../src/drivers/acp/prompt-blocks.js";
 import { loadDelayMs, mcpServers, undeliveredResources } from "../../../src/drivers/acp/session.js";
@@ -203,15 +203,26 @@ describe("reported usage", () => {
 });
 
 describe("auth/status answers", () => {
-  const signedIn = (answer: unknown) => authStatusSignedIn(readFrame<AuthStatusFrame>(answer)!);
+  const report = (answer: unknown) => authStatusReport(readFrame<AuthStatusFrame>(answer)!);
 
   it("reads the schema's state first, and the drafts' fields only when there is no state", () => {
-    expect(signedIn({ state: "authenticated" })).toBe(true);
-    expect(signedIn({ state: "unauthenticated", authenticated: true })).toBe(false);
-    expect(signedIn({ state: "not_required" })).toBe(false);
-    expect(signedIn({ authenticated: true })).toBe(true);
-    expect(signedIn({ signedIn: true })).toBe(true);
-    expect(signedIn({ status: "authenticated" })).toBe(true);
-    expect(signedIn({ state: 7, authenticated: "yes", status: "signed_out" })).toBe(false);
+    expect(report({ state: "authenticated" })).toEqual({ signedIn: true });
+    expect(report({ state: "unauthenticated", authenticated: true })).toEqual({ signedIn: false });
+    expect(report({ authenticated: true })).toEqual({ signedIn: true });
+    expect(report({ signedIn: true, methodId: "api-key" })).toEqual({ signedIn: true, method: "api-key" });
+    expect(report({ status: "authenticated" })).toEqual({ signedIn: true });
+    expect(report({ state: 7, authenticated: "yes", status: "signed_out" })).toEqual({ signedIn: false });
+  });
+
+  it("says when no sign-in is needed, and reports nothing when the agent cannot tell", () => {
+    expect(report({ state: "not_required" })).toEqual({ signedIn: false, required: false });
+    expect(report({ state: "unknown" })).toBeUndefined();
+    expect(report({ state: "half_signed_in" })).toBeUndefined();
+  });
+
+  it("names the active account", () => {
+    const accounts = [{ label: "work", email: "a@example.com" }, { label: "home", email: "b@example.com", active: true }];
+    expect(report({ state: "authenticated", accounts })).toEqual({ signedIn: true, account: "b@example.com" });
+    expect(report({ state: "authenticated", accounts: [{ label: "only", active: true }] })).toEqual({ signedIn: true, account: "only" });
   });
 });
