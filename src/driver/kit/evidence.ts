@@ -33,3 +33,53 @@ export function evidence(input: EvidenceInput): Evidence {
   if (input.providerVersion !== undefined) record.providerVersion = input.providerVersion;
   return record;
 }
+
+/** How long a recorded call took: from a reading of {@link evidenceClock} to now, or measured elsewhere. */
+export type EvidenceTiming = Pick<EvidenceInput, "startedAt" | "durationMs">;
+
+/** A measured call: its value or its error, and the call's record either way. */
+export type Measured<T> = { value: T; evidence: Evidence } | { error: unknown; evidence: Evidence };
+
+/**
+ * Records the official calls one inspection makes over one transport: each record names the
+ * transport and, once known, the provider version, on the kit's clock and rounding.
+ */
+export class EvidenceRecorder {
+  readonly transport: string;
+  #version: string | undefined;
+
+  constructor(transport: string, providerVersion?: string) {
+    this.transport = transport;
+    this.#version = providerVersion;
+  }
+
+  get providerVersion(): string | undefined {
+    return this.#version;
+  }
+
+  /** Learns the provider version; a version already known is kept when the new one is `undefined`. */
+  set providerVersion(version: string | undefined) {
+    if (version !== undefined) this.#version = version;
+  }
+
+  /** Runs one call and records it, whether it answered or failed. Never rejects. */
+  async measure<T>(method: string, call: () => Promise<T>, scope: Evidence["scope"] = "process"): Promise<Measured<T>> {
+    const startedAt = evidenceClock();
+    try {
+      const value = await call();
+      return { value, evidence: this.record(method, { startedAt }, scope) };
+    } catch (error) {
+      return { error, evidence: this.record(method, { startedAt }, scope) };
+    }
+  }
+
+  /** One record of a call timed by the caller. */
+  record(method: string, timing: EvidenceTiming, scope: Evidence["scope"] = "process"): Evidence {
+    return evidence({ transport: this.transport, method, scope, ...timing, providerVersion: this.#version });
+  }
+
+  /** Copies of `records` naming the provider version, for records taken before it was known. */
+  stamp(records: readonly Evidence[]): Evidence[] {
+    return records.map((e) => (this.#version !== undefined && e.providerVersion === undefined ? { ...e, providerVersion: this.#version } : e));
+  }
+}

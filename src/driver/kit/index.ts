@@ -24,10 +24,10 @@ export type { ProcessLaunch } from "./connection.js";
 export { ConnectionInspector, inspectOverConnection, keepAsStandby } from "./inspect.js";
 /** What one driver's inspection over a connection needs, and what it yields. */
 export type { ConnectionInspection, InspectionOutcome, InspectorSetup } from "./inspect.js";
-/** Evidence records with one clock and one rounding. */
-export { evidence, evidenceClock } from "./evidence.js";
-/** What one evidence record says. */
-export type { EvidenceInput } from "./evidence.js";
+/** Evidence records with one clock and one rounding, and the recorder of one inspection's calls. */
+export { evidence, evidenceClock, EvidenceRecorder } from "./evidence.js";
+/** What one evidence record says, how a call was timed, and a measured call's outcome. */
+export type { EvidenceInput, EvidenceTiming, Measured } from "./evidence.js";
 /** The ordered emit chain of one run. */
 export { OrderedEmitter } from "./emit-chain.js";
 /** A wait that ends with the abort reason when the signal aborts. */

@@ -12,7 +12,7 @@
 import type { InspectResponse } from "../../driver/types.js";
 import type { AuthReport, ConfigurationReport, EnvironmentReport, ModelInfo } from "../../inspect/types.js";
 import type { StreamJsonDialect } from "../stream-json/dialect.js";
-import { observed, unavailable } from "../stream-json/observe.js";
+import { observed, unavailable } from "../../driver/observations.js";
 import { commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, NO_SKILLS, notLoggedIn, outputStyles, unsupported } from "../stream-json/panels.js";
 import { count, isObject, str, type Json } from "../stream-json/wire.js";
 import { CLAUDE_INSTALL, CLAUDE_LOGIN, defaultClaudeExecutable } from "./locate.js";

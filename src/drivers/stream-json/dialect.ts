@@ -8,7 +8,7 @@ import type { ApprovalDecision } from "../../events/types.js";
 import type { StreamJsonDriverErrorCode } from "./codes.js";
 import type { Evidence } from "../../inspect/types.js";
 import type { ProviderBinding, SettingSource } from "./config.js";
-import type { EvidenceClock } from "./observe.js";
+import type { EvidenceRecorder } from "../../driver/kit/evidence.js";
 import type { StreamJsonProcess } from "./process.js";
 import type { CanUseToolRequest, Json, ResultLine } from "./wire.js";
 
@@ -18,7 +18,7 @@ export type PermissionMode = "default" | "dontAsk";
 /** What the inspection mapping gets besides the initialize reply. */
 export interface InspectContext {
   process: StreamJsonProcess;
-  clock: EvidenceClock;
+  clock: EvidenceRecorder;
   executable: string;
   signal: AbortSignal;
   /** Secrets the driver already knows (the provider key). */

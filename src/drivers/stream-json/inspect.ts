@@ -3,11 +3,12 @@
  * control requests the dialect makes). Nothing here sends a user message, so no conversation is
  * created. Failures become observations; only cancellation rejects.
  */
+import { EvidenceRecorder } from "../../driver/kit/evidence.js";
+import { allUnavailable, unavailable } from "../../driver/observations.js";
 import type { InspectRequest, InspectResponse } from "../../driver/types.js";
 import type { Evidence } from "../../inspect/types.js";
 import { AdaptorError, ExecutableNotFoundError } from "../../errors/index.js";
 import type { Launcher } from "./launcher.js";
-import { allUnavailable, EvidenceClock, unavailable } from "./observe.js";
 import type { StreamJsonProcess } from "./process.js";
 
 /** Inspects through an already started process (which the caller keeps or stops). */
@@ -19,7 +20,7 @@ export async function observeProcess(
   hasPrompt = false,
 ): Promise<InspectResponse> {
   const { dialect } = launcher;
-  const clock = new EvidenceClock(dialect.transport, dialect.executableVersion?.(launcher.executable));
+  const clock = new EvidenceRecorder(dialect.transport, dialect.executableVersion?.(launcher.executable));
   const init = await clock.measure("initialize", () =>
     launcher.initialize(proc, { signal, hasPrompt, ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }) }),
   );

@@ -3,7 +3,7 @@ import type { ConfigurationReport, Evidence, McpReport, NativeCommandInfo, Obser
 import { AdaptorError } from "../../errors/index.js";
 import type { InspectContext } from "./dialect.js";
 import { callFailed } from "./inspect.js";
-import { observed, unavailable, unsupported } from "./observe.js";
+import { observed, unavailable, unsupported } from "../../driver/observations.js";
 import { isObject, str, type Json } from "./wire.js";
 
 /** `initialize.commands` → commands. Names lose a leading `/` (CodeBuddy writes one, Claude does not). */
