@@ -18,7 +18,7 @@ import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import { AdaptorError, AuthRequiredError, ProviderError } from "../../errors/index.js";
 import type { NoticeCode } from "../../events/notice-codes.js";
 import type { Redactor } from "../../redact/redact.js";
-import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, writeJsonLine, type ProcessHandle } from "../../process/index.js";
+import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, STOP_ESCALATION, writeJsonLine, type ProcessHandle } from "../../process/index.js";
 import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
 import type { ResolvedAcpConfig } from "./config.js";
 import { errorText, isObject, stderrExcerpt, type Json } from "../../driver/json.js";
@@ -83,6 +83,10 @@ export class AcpConnection extends ProcessConnection {
   );
   /** Inbound request ids → method, to report the SDK refusing a schema-invalid one. */
   readonly #inboundRequests = new Map<string | number, string>();
+  /** Woken whenever an answer to an inbound request is written. */
+  readonly #answerWritten = new Set<() => void>();
+  /** Set by {@link AcpConnection.stopNow}: the shutdown skips the end-of-input wait. */
+  #escalated = false;
   #init: Json | undefined;
   #initMs = 0;
   /** Sessions whose prompt was cancelled in this process. */
@@ -294,6 +298,7 @@ export class AcpConnection extends ProcessConnection {
     const method = this.#inboundRequests.get(id);
     if (method === undefined) return;
     this.#inboundRequests.delete(id);
+    for (const wake of [...this.#answerWritten]) wake();
     const error = isObject(m.error) ? m.error : undefined;
     if (error !== undefined && error.code === -32602) {
       void this.#notice("warning", "invalid_request", `the agent sent a ${method} request that does not match the protocol schema; it was refused`);
@@ -350,6 +355,23 @@ export class AcpConnection extends ProcessConnection {
     }
   }
 
+  /**
+   * Resolves once no inbound `method` request waits for its answer to be written (answers are
+   * written in order, so whatever is sent next follows them), or when the connection closes.
+   */
+  async answersWritten(method: string): Promise<void> {
+    while (this.alive && [...this.#inboundRequests.values()].includes(method)) {
+      let wake!: () => void;
+      const written = new Promise<void>((resolve) => (wake = resolve));
+      this.#answerWritten.add(wake);
+      try {
+        await Promise.race([written, this.process.exited]);
+      } finally {
+        this.#answerWritten.delete(wake);
+      }
+    }
+  }
+
   notify(method: string, params: unknown): Promise<void> {
     return this.#conn.agent.notify(method, params).catch(() => {});
   }
@@ -365,6 +387,15 @@ export class AcpConnection extends ProcessConnection {
     });
   }
 
+  /**
+   * Stops an agent that ignored its cancel the kit's way ({@link STOP_ESCALATION}): stdin end and
+   * SIGTERM to the group at once, SIGKILL `termGraceMs` later. Joins a close already under way.
+   */
+  stopNow(): Promise<void> {
+    this.#escalated = true;
+    return this.close();
+  }
+
   /** Closes the connection and stops the process group; `close()` runs it once. */
   protected async shutdown(): Promise<void> {
     this.#handlers = undefined;
@@ -375,7 +406,7 @@ export class AcpConnection extends ProcessConnection {
     }
     // Most agents exit on end of input and persist their session on the way out (Gemini's
     // session/load finds nothing after a SIGTERM); give them a moment before the group is signalled.
-    const eofWait = this.config.preset.eofExitMs ?? 1000;
+    const eofWait = this.#escalated ? 0 : (this.config.preset.eofExitMs ?? 1000);
     if (eofWait > 0 && this.exitStatus === undefined) {
       try {
         this.process.stdin.end();
@@ -384,7 +415,7 @@ export class AcpConnection extends ProcessConnection {
       }
       await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, eofWait).unref())]);
     }
-    await this.process.stop({ graceMs: 1500 });
+    await this.process.stop({ graceMs: this.#escalated ? STOP_ESCALATION.termGraceMs : 1500 });
   }
 }
 

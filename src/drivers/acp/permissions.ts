@@ -119,6 +119,8 @@ export class PermissionDesk {
 
   /** The host's decision, or `cancelled` when a cancel comes first. */
   async #decide(approval: ApprovalRequest): Promise<ApprovalDecision | "cancelled"> {
+    // A cancel that came while the request was being announced: the host is not asked at all.
+    if (this.#cancelling) return "cancelled";
     let cancel!: () => void;
     const cancelled = new Promise<"cancelled">((resolve) => {
       cancel = () => resolve("cancelled");

@@ -7,7 +7,9 @@
  * The process is retired after the run, so an agent's confusion after a cancel (claude-agent-acp
  * answers the next prompt with an empty `end_turn`) can never reach a later run — except after a
  * thread turn asked to keep warm: then it stays open in its session as the thread's warm writer,
- * which core keeps only when the turn completed (a cancelled turn's writer is retired).
+ * which core keeps only when the turn completed (a cancelled turn's writer is retired). Once the
+ * agent has ended an uncancelled turn the run does not wait for that retirement: it goes on in the
+ * background, the driver owning the process until it exits (`close()` still reaps it).
  */
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import type { EventSink, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
@@ -56,6 +58,8 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
   const connection = await context.acquire(request, signal);
   /** Set once the finished turn's process is handed back as the thread's warm writer. */
   let kept = false;
+  /** Set once the agent ended the turn by itself: retiring its process need not hold the run. */
+  let turnOver = false;
   const permissions = new PermissionDesk({
     approve: (approval) => request.approve(approval),
     ensureTool: (toolCall) => mapper.ensureTool(toolCall),
@@ -88,7 +92,8 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     for (const notice of undeliveredResources(request, mcp.length)) await emit(notice);
     // A warm session keeps the model and effort its previous turn applied (core matched the settings).
     if (!warm) await config.apply(request, (configId, value) => send("session/set_config_option", { sessionId: session.sessionId, configId, value }), drained);
-    const response = await runPromptTurn({ connection, session, blocks, request, signal, traits, mapper, emitter, permissions, watchdogs });
+    const onTurnOver = () => (turnOver = true);
+    const response = await runPromptTurn({ connection, session, blocks, request, signal, traits, mapper, emitter, permissions, watchdogs, onTurnOver });
     if (request.keepWarm === true && context.keep && connection.alive && !signal.aborted) {
       response.writer = context.keep(connection, session.sessionId);
       kept = true;
@@ -102,8 +107,16 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     watchdogs.stop();
     permissions.cancelAll();
     unbind();
-    if (!kept) await connection.close();
+    if (!kept) await retire(connection, turnOver && !signal.aborted);
   }
+}
+
+/** Stops the run's process: in the background once the turn is over, otherwise before the run ends. */
+function retire(connection: AcpConnection, turnOver: boolean): Promise<void> {
+  const closing = connection.close();
+  if (!turnOver) return closing;
+  void closing.catch(() => undefined);
+  return Promise.resolve();
 }
 
 /** A warm writer's session is open on its process already: the turn goes straight to `session/prompt`. */

@@ -2,18 +2,23 @@
  * The prompt turn: send one `session/prompt`, wait for the first of the agent's answer, a cancel
  * or a watchdog, and end with exactly one outcome.
  *
- * Cancellation (seed rules): every pending permission request is answered `cancelled` first,
- * then `session/cancel` is sent; a cancel sent while the prompt is active makes the run
- * cancelled even if the agent then answers `end_turn`; the run never ends before the agent's
- * response or the process's retirement. A prompt response that arrived before `session/cancel`
- * was sent is the turn's outcome: it is announced at once, and the late cancel only retires the
- * process. Every item the turn started and never finished is closed before the terminal.
- * Watchdogs follow the same path as a cancel, then fail the run with their code.
+ * Cancellation (seed rules): every pending permission request is answered `cancelled` first
+ * (the answers are written before anything else), then `session/cancel` is sent; a cancel sent
+ * while the prompt is active makes the run cancelled even if the agent then answers `end_turn`;
+ * the run never ends before the agent's response or the process's retirement. The kit's stop
+ * escalation bounds the wait: an agent that has not answered the prompt within the interrupt
+ * grace is stopped (stdin end and SIGTERM, then SIGKILL), so even one ignoring everything is gone
+ * within about a second. A prompt response that arrived before `session/cancel` was sent is the
+ * turn's outcome: it is announced at once, and the late cancel only retires the process. Every
+ * item the turn started and never finished is closed before the terminal. Watchdogs follow the
+ * same path as a cancel, then fail the run with their code.
  */
 import type { ContentBlock, PromptResponse } from "@agentclientprotocol/sdk/unstable";
+import { interruptWithinGrace } from "../../driver/kit/connection.js";
 import type { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import type { RunRequest, RunResponse } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
+import { STOP_ESCALATION } from "../../process/index.js";
 import { stderrExcerpt, str } from "../../driver/json.js";
 import type { AcpPresetTraits } from "./config.js";
 import type { AcpConnection } from "./connection.js";
@@ -23,9 +28,7 @@ import type { BoundSession } from "./session.js";
 import type { TurnWatchdogs, WatchdogTrip } from "./watchdogs.js";
 import { readFrame, type Lenient } from "../../driver/lens.js";
 
-/** How long a cancelled run waits for the agent's answer before the process is retired. */
-const CANCEL_GRACE_MS = 5000;
-/** How long pending approvals may take to settle after a cancel. */
+/** How long pending approvals may take to settle after a watchdog trip (core settles them at once on a host cancel). */
 const APPROVAL_SETTLE_MS = 2000;
 
 const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Error("aborted");
@@ -41,6 +44,8 @@ export interface TurnContext {
   emitter: OrderedEmitter;
   permissions: PermissionDesk;
   watchdogs: TurnWatchdogs;
+  /** Called once the agent ended the turn by itself (answered or failed the prompt, no cancel). */
+  onTurnOver?(): void;
 }
 
 type Outcome = { value: unknown } | { error: unknown } | "aborted" | WatchdogTrip;
@@ -62,6 +67,7 @@ export async function runPromptTurn(context: TurnContext): Promise<RunResponse> 
   // The answer arrived before session/cancel could be sent: it is the outcome, not the cancel.
   if (outcome === "aborted" && answered !== undefined) outcome = answered;
   if (outcome === "aborted" || "code" in outcome) return cancelTurn(context, prompt, outcome);
+  context.onTurnOver?.();
   if ("error" in outcome) {
     await context.emitter.settled();
     throw outcome.error;
@@ -87,13 +93,23 @@ async function firstOutcome(prompt: Promise<unknown>, signal: AbortSignal, tripp
 /** Cancels the turn (seed order), waits for the agent or retires it, closes open items, and rejects. */
 async function cancelTurn(context: TurnContext, prompt: Promise<unknown>, outcome: "aborted" | WatchdogTrip): Promise<never> {
   const { connection, session, permissions, mapper, emitter } = context;
-  permissions.cancelAll();
   connection.cancelledSessions.add(session.sessionId);
-  await connection.notify("session/cancel", { sessionId: session.sessionId });
-  const grace = new Promise<"grace">((resolve) => setTimeout(() => resolve("grace"), CANCEL_GRACE_MS).unref());
-  const answered = await Promise.race([prompt.then(() => "answered", () => "answered"), grace]);
-  if (answered === "grace") await connection.close();
-  await permissions.settled(APPROVAL_SETTLE_MS);
+  let answered = false;
+  const turnEnded = prompt.then(
+    () => (answered = true),
+    () => (answered = true),
+  );
+  const interrupt = (async () => {
+    // ACP: pending permission requests are answered `cancelled` before `session/cancel` is sent.
+    permissions.cancelAll();
+    await connection.answersWritten("session/request_permission");
+    await connection.notify("session/cancel", { sessionId: session.sessionId });
+  })();
+  await interruptWithinGrace(() => interrupt, turnEnded);
+  // An agent that ended its turn on the cancelled answers still gets its session/cancel, unless writing it stalls.
+  if (answered) await interruptWithinGrace(() => interrupt, interrupt);
+  else await connection.stopNow();
+  await permissions.settled(outcome === "aborted" ? STOP_ESCALATION.interruptGraceMs : APPROVAL_SETTLE_MS);
   await mapper.finish().catch(() => {});
   await emitter.settled();
   if (outcome === "aborted") throw abortedReason(context.signal);
