@@ -5,7 +5,7 @@
  * session's config options), never a static list and never a conversation made to learn them.
  */
 import type { InspectResponse } from "../../driver/types.js";
-import { evidence, evidenceClock } from "../../driver/kit/evidence.js";
+import { EvidenceRecorder } from "../../driver/kit/evidence.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
 import { AdaptorError } from "../../errors/index.js";
 import type { AuthMethodInfo, AuthReport, EnvironmentReport, Observation, ProviderCapabilities } from "../../inspect/types.js";
@@ -114,45 +114,42 @@ export function authStatusReport(answer: Lenient<AuthStatusFrame>): AuthReport |
   return report;
 }
 
+/** The auth panel from the agent's `auth/status` answer; only cancellation rejects. */
+async function authStatusPanel(connection: AcpConnection, recorder: EvidenceRecorder, signal: AbortSignal): Promise<Observation<AuthReport>> {
+  const call = await recorder.measure("auth/status", () => connection.request("auth/status", {}, signal, "before_delivery"), "account");
+  if ("error" in call) {
+    signal.throwIfAborted();
+    return AdaptorError.is(call.error) && call.error.code === "method_unsupported"
+      ? unsupported("the agent advertises auth/status but does not implement it (method not found)")
+      : unavailable("provider_error", `auth/status failed: ${errorText(call.error)}`);
+  }
+  const reply = call.value;
+  const records = [call.evidence];
+  const answer = readFrame<AuthStatusFrame>(reply);
+  // Reading a non-object as "signed out" would report an observation the agent never made.
+  if (answer === undefined) return unavailable("malformed_response", `auth/status answered ${describe(reply)}, not an object`, records);
+  const report = authStatusReport(answer);
+  return report === undefined
+    ? unavailable("provider_error", `auth/status answered state ${JSON.stringify(str(answer.state))}: the agent cannot tell`, records)
+    : observed(report, records);
+}
+
 /** Panels from an initialized connection (plus `auth/status` when the agent advertises it). */
 export async function inspectConnection(connection: AcpConnection, executablePath: string, signal: AbortSignal): Promise<InspectResponse> {
   const init = initOf(connection.init);
-  const version = str(open(init.agentInfo)?.version);
+  const recorder = new EvidenceRecorder(TRANSPORT, str(open(init.agentInfo)?.version));
   const env = environmentReport(init, executablePath);
   const authCaps = openOrEmpty(openOrEmpty(init.agentCapabilities).auth);
 
-  let auth: Observation<AuthReport>;
-  if (open(authCaps.status) !== undefined || bool(authCaps.status) === true) {
-    const started = evidenceClock();
-    try {
-      const reply = await connection.request("auth/status", {}, signal, "before_delivery");
-      const records = [evidence({ transport: TRANSPORT, method: "auth/status", startedAt: started, providerVersion: version, scope: "account" })];
-      const answer = readFrame<AuthStatusFrame>(reply);
-      if (answer === undefined) {
-        // Reading a non-object as "signed out" would report an observation the agent never made.
-        auth = unavailable("malformed_response", `auth/status answered ${describe(reply)}, not an object`, records);
-      } else {
-        const report = authStatusReport(answer);
-        auth = report === undefined
-          ? unavailable("provider_error", `auth/status answered state ${JSON.stringify(str(answer.state))}: the agent cannot tell`, records)
-          : observed(report, records);
-      }
-    } catch (error) {
-      signal.throwIfAborted();
-      auth = AdaptorError.is(error) && error.code === "method_unsupported"
-        ? unsupported("the agent advertises auth/status but does not implement it (method not found)")
-        : unavailable("provider_error", `auth/status failed: ${errorText(error)}`);
-    }
-  } else {
-    auth = unsupported(
-      "the agent advertises no auth/status probe; ACP agents report missing authentication only when a session is created or prompted",
-    );
-  }
+  const auth: Observation<AuthReport> =
+    open(authCaps.status) !== undefined || bool(authCaps.status) === true
+      ? await authStatusPanel(connection, recorder, signal)
+      : unsupported("the agent advertises no auth/status probe; ACP agents report missing authentication only when a session is created or prompted");
 
   const sessionScoped = (what: string) =>
     unsupported<never>(`ACP reports ${what} only inside a session; inspect() creates no session, so a run reports them as they arrive`, [], "session_scoped");
   return {
-    environment: observed(env, [evidence({ transport: TRANSPORT, method: "initialize", durationMs: connection.initDurationMs, providerVersion: version })]),
+    environment: observed(env, [recorder.record("initialize", { durationMs: connection.initDurationMs })]),
     models: sessionScoped("models (session config options)"),
     commands: sessionScoped("native commands (available_commands_update)"),
     skills: unsupported("ACP has no skills listing"),

@@ -6,7 +6,7 @@
  * a misspelt field fails to compile, unknown fields are ignored, a missing or mistyped field is
  * `undefined`, never a guess.
  */
-import { evidence as kitEvidence } from "../../driver/kit/evidence.js";
+import { EvidenceRecorder, type Measured } from "../../driver/kit/evidence.js";
 import { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
 import type { InspectResponse } from "../../driver/types.js";
 import { AdaptorError } from "../../errors/index.js";
@@ -67,11 +67,6 @@ function compact<T extends object>(value: T): T {
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
   return value;
 }
-
-export function evidence(method: string, scope: Scope, startedAt: number, providerVersion: string | undefined): Evidence {
-  return kitEvidence({ transport: TRANSPORT, method, scope, startedAt, providerVersion });
-}
-
 
 /** Whether a JSON-RPC error says the method does not exist in this Codex version. */
 function isUnknownMethod(error: unknown): boolean {
@@ -237,26 +232,32 @@ export function mapConfiguredMcpServers(answer: unknown): McpReport {
 
 // ---------------------------------------------------------------------------------------------
 
+/** One inspection's calls: the connection they go over, the recorder of their evidence, the caller's signal. */
+interface Calls {
+  connection: CodexConnection;
+  recorder: EvidenceRecorder;
+  signal: AbortSignal;
+}
+
 async function paged<M extends "model/list">(
-  connection: CodexConnection,
+  { connection, recorder, signal }: Calls,
   method: M,
   params: ClientParams<M>,
-  signal: AbortSignal,
   scope: Scope,
 ): Promise<{ pages: unknown[]; records: Evidence[]; error?: unknown }> {
   const pages: unknown[] = [];
   const records: Evidence[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < MAX_PAGES; i++) {
-    const started = performance.now();
-    let page: unknown;
-    try {
-      page = await connection.request<unknown, M>(method, cursor === undefined ? params : ({ ...(params as object), cursor } as ClientParams<M>), signal);
-    } catch (error) {
+    const pageParams = cursor === undefined ? params : ({ ...(params as object), cursor } as ClientParams<M>);
+    const call = await recorder.measure(method, () => connection.request<unknown, M>(method, pageParams, signal), scope);
+    if ("error" in call) {
       signal.throwIfAborted();
-      return { pages, records, error };
+      // A failed page adds no record: the pages read keep theirs.
+      return { pages, records, error: call.error };
     }
-    records.push(evidence(method, scope, started, connection.providerVersion));
+    records.push(call.evidence);
+    const page = call.value;
     pages.push(page);
     const next = str(readFrame<ModelListResponse>(page)?.nextCursor);
     if (next === undefined || next === "" || next === cursor) break;
@@ -265,38 +266,21 @@ async function paged<M extends "model/list">(
   return { pages, records };
 }
 
-async function single<M extends ClientMethod>(
-  connection: CodexConnection,
-  method: M,
-  params: ClientParams<M>,
-  signal: AbortSignal,
-  scope: Scope,
-): Promise<{ answer?: unknown; record: Evidence; error?: unknown }> {
-  const started = performance.now();
-  try {
-    const answer = await connection.request<unknown, M>(method, params, signal);
-    return { answer, record: evidence(method, scope, started, connection.providerVersion) };
-  } catch (error) {
-    signal.throwIfAborted();
-    return { error, record: evidence(method, scope, started, connection.providerVersion) };
-  }
+/** One call, its answer or its failure recorded; only cancellation rejects. */
+async function single<M extends ClientMethod>({ connection, recorder, signal }: Calls, method: M, params: ClientParams<M>, scope: Scope): Promise<Single> {
+  const call = await recorder.measure(method, () => connection.request<unknown, M>(method, params, signal), scope);
+  if ("error" in call) signal.throwIfAborted();
+  return call;
 }
 
 type Paged = Awaited<ReturnType<typeof paged>>;
-type Single = Awaited<ReturnType<typeof single>>;
+type Single = Measured<unknown>;
 
 /** The environment panel, from the handshake itself (no request of its own). */
-function environmentObservation(connection: CodexConnection, executablePath: string): Observation<EnvironmentReport> {
-  const version = connection.providerVersion;
+function environmentObservation(connection: CodexConnection, recorder: EvidenceRecorder, executablePath: string): Observation<EnvironmentReport> {
+  const version = recorder.providerVersion;
   const init = readFrame<InitializeResponse>(connection.initialize);
-  const initEvidence: Evidence = {
-    transport: TRANSPORT,
-    method: "initialize",
-    scope: "process",
-    observedAt: new Date().toISOString(),
-    durationMs: Math.round(connection.handshakeMs * 100) / 100,
-  };
-  if (version !== undefined) initEvidence.providerVersion = version;
+  const initEvidence = recorder.record("initialize", { durationMs: connection.handshakeMs });
   return observed(
     compact({
       executablePath,
@@ -326,51 +310,51 @@ function configObservations(config: Single): {
   profile: Observation<ProfileSnapshot>;
   mcp: Observation<McpReport>;
 } {
-  const records = [config.record];
-  if (config.error !== undefined) {
+  const records = [config.evidence];
+  if ("error" in config) {
     return {
       configuration: failedObservation("config/read", config.error, records),
       profile: failedObservation("config/read", config.error, records),
       mcp: failedObservation("config/read", config.error, records),
     };
   }
-  if (configOf(config.answer) === undefined) {
+  if (configOf(config.value) === undefined) {
     return {
       configuration: unavailable("malformed_response", "config/read answered without a config", records),
       profile: unavailable("malformed_response", "config/read answered without a config", records),
       mcp: unavailable("malformed_response", "config/read answered without a config", records),
     };
   }
-  const mapped = mapConfiguration(config.answer);
+  const mapped = mapConfiguration(config.value);
   return {
     configuration: observed(mapped.configuration, records),
     profile: observed(mapped.profile, records),
-    mcp: observed(mapConfiguredMcpServers(config.answer), records),
+    mcp: observed(mapConfiguredMcpServers(config.value), records),
   };
 }
 
 function authObservation(account: Single): Observation<AuthReport> {
-  if (account.error !== undefined) return failedObservation("account/read", account.error, [account.record]);
-  const mapped = mapAuth(account.answer);
+  if ("error" in account) return failedObservation("account/read", account.error, [account.evidence]);
+  const mapped = mapAuth(account.value);
   return "status" in mapped
-    ? { ...mapped, evidence: [account.record] }
-    : unavailable("auth_required", "Codex is not signed in and its model provider requires an OpenAI account", [account.record]);
+    ? { ...mapped, evidence: [account.evidence] }
+    : unavailable("auth_required", "Codex is not signed in and its model provider requires an OpenAI account", [account.evidence]);
 }
 
 function quotaObservation(limits: Single): Observation<QuotaReport> {
-  if (limits.error !== undefined) return failedObservation("account/rateLimits/read", limits.error, [limits.record]);
-  if (readFrame<GetAccountRateLimitsResponse>(limits.answer) === undefined) {
-    return unavailable("malformed_response", "account/rateLimits/read answered without a result", [limits.record]);
+  if ("error" in limits) return failedObservation("account/rateLimits/read", limits.error, [limits.evidence]);
+  if (readFrame<GetAccountRateLimitsResponse>(limits.value) === undefined) {
+    return unavailable("malformed_response", "account/rateLimits/read answered without a result", [limits.evidence]);
   }
-  return observed(mapQuota(limits.answer), [limits.record]);
+  return observed(mapQuota(limits.value), [limits.evidence]);
 }
 
 function skillsObservation(skills: Single): Observation<SkillSnapshot> {
-  if (skills.error !== undefined) return failedObservation("skills/list", skills.error, [skills.record]);
-  if (!Array.isArray(readFrame<SkillsListResponse>(skills.answer)?.data)) {
-    return unavailable("malformed_response", "skills/list answered without a data list", [skills.record]);
+  if ("error" in skills) return failedObservation("skills/list", skills.error, [skills.evidence]);
+  if (!Array.isArray(readFrame<SkillsListResponse>(skills.value)?.data)) {
+    return unavailable("malformed_response", "skills/list answered without a data list", [skills.evidence]);
   }
-  return observed(mapSkills(skills.answer), [skills.record]);
+  return observed(mapSkills(skills.value), [skills.evidence]);
 }
 
 /** Every panel, from one initialized connection. Rejects only when `signal` aborts. */
@@ -380,16 +364,18 @@ export async function inspectConnection(
   executablePath: string,
   signal: AbortSignal,
 ): Promise<Omit<InspectResponse, "secrets">> {
+  const recorder = new EvidenceRecorder(TRANSPORT, connection.providerVersion);
+  const calls: Calls = { connection, recorder, signal };
   // The handshake's evidence is stamped before the panel calls start.
-  const environment = environmentObservation(connection, executablePath);
+  const environment = environmentObservation(connection, recorder, executablePath);
   // Independent read-only calls, in flight together on one connection. `mcpServerStatus/list`
   // is not among them: answering it starts every configured MCP server.
   const [models, config, account, limits, skills] = await Promise.all([
-    paged(connection, "model/list", { includeHidden: true }, signal, "account"),
-    single(connection, "config/read", { cwd: workspace }, signal, "workspace"),
-    single(connection, "account/read", {}, signal, "account"),
-    single(connection, "account/rateLimits/read", undefined, signal, "account"),
-    single(connection, "skills/list", { cwds: [workspace] }, signal, "workspace"),
+    paged(calls, "model/list", { includeHidden: true }, "account"),
+    single(calls, "config/read", { cwd: workspace }, "workspace"),
+    single(calls, "account/read", {}, "account"),
+    single(calls, "account/rateLimits/read", undefined, "account"),
+    single(calls, "skills/list", { cwds: [workspace] }, "workspace"),
   ]);
   const { configuration, profile, mcp } = configObservations(config);
   return {

@@ -3,19 +3,15 @@
  * and whether any provider has credentials) and `get_commands` (extension and skill commands).
  * Nothing here prompts, so no session file is created.
  */
-import { evidence as kitEvidence } from "../../driver/kit/evidence.js";
+import { EvidenceRecorder } from "../../driver/kit/evidence.js";
 import type { InspectResponse } from "../../driver/types.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
-import type { ConfigurationReport, Evidence, ModelInfo, NativeCommandInfo, Observation } from "../../inspect/types.js";
+import type { ConfigurationReport, ModelInfo, NativeCommandInfo, Observation } from "../../inspect/types.js";
 import { arr, errorText, isObject, num, str, type Json } from "../../driver/json.js";
 import { PI_THINKING_LEVELS } from "./config.js";
 import { PiCommandError, type PiConnection } from "./rpc.js";
 
 export const TRANSPORT = "pi --mode rpc (JSONL over stdio)";
-
-function record(method: string, durationMs: number, scope: Evidence["scope"] = "process"): Evidence {
-  return kitEvidence({ transport: TRANSPORT, method, scope, durationMs });
-}
 
 /** Pi's `Model` as canonical model info. */
 export function modelInfo(model: Json, current: Json | undefined): ModelInfo {
@@ -33,12 +29,11 @@ export function modelInfo(model: Json, current: Json | undefined): ModelInfo {
 }
 
 /** The models Pi offers (only providers with credentials are listed), or why they could not be read. */
-export async function availableModels(connection: PiConnection, signal: AbortSignal): Promise<{ models: Json[]; ms: number } | { error: unknown }> {
-  const started = performance.now();
+export async function availableModels(connection: PiConnection, signal: AbortSignal): Promise<{ models: Json[] } | { error: unknown }> {
   try {
     const data = await connection.request("get_available_models", {}, signal, "before_delivery");
     if (!isObject(data) || !Array.isArray(data.models)) return { error: new Error("malformed") };
-    return { models: data.models.filter(isObject), ms: performance.now() - started };
+    return { models: data.models.filter(isObject) };
   } catch (error) {
     signal.throwIfAborted();
     return { error };
@@ -52,33 +47,33 @@ function failed<T>(method: string, error: unknown): Observation<T> {
 }
 
 /** The `commands` panel: `get_commands` (what extensions and skills add). */
-async function commandsPanel(connection: PiConnection, signal: AbortSignal): Promise<Observation<NativeCommandInfo[]>> {
-  const started = performance.now();
-  try {
-    const data = await connection.request("get_commands", {}, signal, "before_delivery");
-    if (!isObject(data) || !Array.isArray(data.commands)) {
-      return unavailable("malformed_response", "pi answered get_commands with something other than a command list");
-    }
-    const list = data.commands.filter(isObject).map((c) => {
-      const info: NativeCommandInfo = { name: str(c.name) ?? "" };
-      if (str(c.description) !== undefined) info.description = str(c.description)!;
-      return info;
-    });
-    return observed(
-      list.filter((c) => c.name !== ""),
-      [record("get_commands", performance.now() - started)],
-    );
-  } catch (error) {
+async function commandsPanel(connection: PiConnection, recorder: EvidenceRecorder, signal: AbortSignal): Promise<Observation<NativeCommandInfo[]>> {
+  const call = await recorder.measure("get_commands", () => connection.request("get_commands", {}, signal, "before_delivery"));
+  if ("error" in call) {
     signal.throwIfAborted();
-    return failed("get_commands", error);
+    return failed("get_commands", call.error);
   }
+  const data = call.value;
+  if (!isObject(data) || !Array.isArray(data.commands)) {
+    return unavailable("malformed_response", "pi answered get_commands with something other than a command list");
+  }
+  const list = data.commands.filter(isObject).map((c) => {
+    const info: NativeCommandInfo = { name: str(c.name) ?? "" };
+    if (str(c.description) !== undefined) info.description = str(c.description)!;
+    return info;
+  });
+  return observed(
+    list.filter((c) => c.name !== ""),
+    [call.evidence],
+  );
 }
 
 /** Every panel from a ready connection. */
 export async function inspectConnection(connection: PiConnection, executable: string, signal: AbortSignal): Promise<InspectResponse> {
   const state = connection.state;
   const current = isObject(state.model) ? state.model : undefined;
-  const stateEvidence = [record("get_state", connection.readyMs)];
+  const recorder = new EvidenceRecorder(TRANSPORT);
+  const stateEvidence = [recorder.record("get_state", { durationMs: connection.readyMs })];
 
   const configuration: ConfigurationReport = {};
   if (current !== undefined && str(current.id) !== undefined) configuration.model = str(current.id)!;
@@ -86,14 +81,20 @@ export async function inspectConnection(connection: PiConnection, executable: st
   if (str(state.thinkingLevel) !== undefined) configuration.effort = str(state.thinkingLevel)!;
 
   // Both questions go out at once: one round trip after the handshake instead of two.
-  const [listed, commands] = await Promise.all([availableModels(connection, signal), commandsPanel(connection, signal)]);
+  const [listing, commands] = await Promise.all([
+    recorder.measure("get_available_models", () => availableModels(connection, signal), "account"),
+    commandsPanel(connection, recorder, signal),
+  ]);
+  // availableModels rejects only on cancellation (every other failure is its `error` answer).
+  if ("error" in listing) throw listing.error;
+  const listed = listing.value;
   let models: Observation<ModelInfo[]>;
   let auth: InspectResponse["auth"];
   if ("error" in listed) {
     models = failed("get_available_models", listed.error);
     auth = failed("get_available_models", listed.error);
   } else {
-    const evidence = [record("get_available_models", listed.ms, "account")];
+    const evidence = [listing.evidence];
     if (listed.models.length === 0) {
       models = unavailable("auth_required", "pi lists no model: no provider has credentials configured", evidence);
       auth = unavailable("auth_required", "no provider has credentials configured (pi lists only models whose provider has a key)", evidence);
