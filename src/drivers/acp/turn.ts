@@ -28,6 +28,13 @@ import type { BoundSession } from "./session.js";
 import type { TurnWatchdogs, WatchdogTrip } from "./watchdogs.js";
 import { readFrame, type Lenient } from "../../driver/lens.js";
 
+/**
+ * How long a cancelled turn may take to end before the agent is stopped. Longer than the kit's
+ * default: Gemini CLI answers `session/cancel` in 160–240 ms on a loaded machine and loses the
+ * session it is saving when terminated first; 500 ms, then SIGTERM and SIGKILL 500 ms later,
+ * still ends an agent that ignores everything within about a second.
+ */
+const CANCEL_GRACE_MS = 500;
 /** How long pending approvals may take to settle after a watchdog trip (core settles them at once on a host cancel). */
 const APPROVAL_SETTLE_MS = 2000;
 
@@ -105,7 +112,7 @@ async function cancelTurn(context: TurnContext, prompt: Promise<unknown>, outcom
     await connection.answersWritten("session/request_permission");
     await connection.notify("session/cancel", { sessionId: session.sessionId });
   })();
-  await interruptWithinGrace(() => interrupt, turnEnded);
+  await interruptWithinGrace(() => interrupt, turnEnded, CANCEL_GRACE_MS);
   // An agent that ended its turn on the cancelled answers still gets its session/cancel, unless writing it stalls.
   if (answered) await interruptWithinGrace(() => interrupt, interrupt);
   else await connection.stopNow();
