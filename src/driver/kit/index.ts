@@ -44,9 +44,3 @@ export { claim, entries, list, open, openAnyVariant, openEach, openOrEmpty, read
 export type { AnyVariant, KeysOf, Lenient, Unchecked } from "../lens.js";
 /** Builders for inspection observations. */
 export { allUnavailable, observed, unavailable, unsupported } from "../observations.js";
-/** The SPI and process types the kit's signatures name, so a driver author needs only this entry. */
-export type { Driver, EventSink, InspectRequest, InspectResponse, PrepareRequest, PrepareResponse, StandbyHandle } from "../types.js";
-export type { DriverEvent } from "../../events/types.js";
-export type { Evidence, Observation } from "../../inspect/types.js";
-export type { ProcessExit, ProcessHandle } from "../../process/spawn.js";
-export type { Redactor } from "../../redact/redact.js";
