@@ -44,3 +44,6 @@ export { claim, entries, list, open, openAnyVariant, openEach, openOrEmpty, read
 export type { AnyVariant, KeysOf, Lenient, Unchecked } from "../lens.js";
 /** Builders for inspection observations. */
 export { allUnavailable, observed, unavailable, unsupported } from "../observations.js";
+/** The process and redaction types the kit's signatures name (the SPI types are exported by the root entry). */
+export type { ProcessExit, ProcessHandle } from "../../process/spawn.js";
+export type { Redactor } from "../../redact/redact.js";
