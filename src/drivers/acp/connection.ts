@@ -20,6 +20,7 @@ import type { NoticeCode } from "../../events/notice-codes.js";
 import type { Redactor } from "../../redact/redact.js";
 import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, STOP_ESCALATION, writeJsonLine, type ProcessHandle } from "../../process/index.js";
 import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
+import { evidenceClock } from "../../driver/kit/evidence.js";
 import type { ResolvedAcpConfig } from "./config.js";
 import { errorText, isObject, stderrExcerpt, type Json } from "../../driver/json.js";
 
@@ -182,11 +183,11 @@ export class AcpConnection extends ProcessConnection {
     const connection = new AcpConnection(proc, config, options.redactor);
     options.onSpawn?.(connection);
     try {
-      const started = performance.now();
+      const started = evidenceClock();
       const init = await withinInitializeTimeout(config.preset.name, config.initializeTimeoutMs, signal, (bounded) =>
         connection.request("initialize", connection.initializeParams(), bounded, "before_delivery"),
       );
-      connection.#initMs = performance.now() - started;
+      connection.#initMs = evidenceClock() - started;
       if (!isObject(init)) throw new ProviderError("the agent answered initialize without a result object", { code: "malformed_response", phase: "before_delivery" });
       connection.#init = init;
       if (options.authenticate && config.auth !== undefined) {

@@ -13,6 +13,7 @@ import { AdaptorError, ProviderError, type ProtocolError } from "../../errors/in
 import type { Redactor } from "../../redact/redact.js";
 import { JsonRpcError, JsonRpcPeer, type ProcessHandle } from "../../process/index.js";
 import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
+import { evidenceClock } from "../../driver/kit/evidence.js";
 import { appServerArgs, childEnv, inheritedEnv, type ResolvedCodexConfig } from "./config.js";
 import { exitFailure } from "./errors.js";
 import type { ResolvedExecutable } from "./executable.js";
@@ -101,7 +102,7 @@ export class CodexConnection extends ProcessConnection {
     signal.throwIfAborted();
     const { env, tmpDirToCreate } = childEnv(config, executable?.pathDirs ?? []);
     if (tmpDirToCreate !== undefined) await mkdir(tmpDirToCreate, { recursive: true });
-    const started = performance.now();
+    const started = evidenceClock();
     const process = await spawnLaunch({
       command: executable?.path ?? config.executable ?? "codex",
       args: appServerArgs(config, options.mcp),
@@ -114,7 +115,7 @@ export class CodexConnection extends ProcessConnection {
     options.onSpawn(connection);
     try {
       await connection.#handshake(config, signal);
-      connection.handshakeMs = performance.now() - started;
+      connection.handshakeMs = evidenceClock() - started;
       return connection;
     } catch (error) {
       await connection.close();

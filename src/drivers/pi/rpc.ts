@@ -16,6 +16,7 @@ import { ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { readJsonLines, writeJsonLine, type ProcessHandle } from "../../process/index.js";
 import { ProcessConnection, spawnLaunch, type ProcessLaunch } from "../../driver/kit/connection.js";
+import { evidenceClock } from "../../driver/kit/evidence.js";
 import { isObject, stderrExcerpt, str, type Json } from "../../driver/json.js";
 
 type Phase = "before_delivery" | "after_delivery";
@@ -76,10 +77,10 @@ export class PiConnection extends ProcessConnection {
     const connection = new PiConnection(proc, options.redactor);
     options.onSpawn?.(connection);
     try {
-      const started = performance.now();
+      const started = evidenceClock();
       const getState = (bounded: AbortSignal) => connection.request("get_state", {}, bounded, "before_delivery");
       const state = await withinInitializeTimeout("pi", options.initializeTimeoutMs, options.signal, getState, "get_state");
-      connection.#readyMs = performance.now() - started;
+      connection.#readyMs = evidenceClock() - started;
       if (!isObject(state)) throw new ProviderError("pi answered get_state without a state object", { code: "malformed_response", phase: "before_delivery" });
       connection.#state = state;
       return connection;
