@@ -53,11 +53,11 @@ export class EvidenceRecorder {
     this.#version = providerVersion;
   }
 
+  /** The provider version stamped on every record; setting `undefined` keeps a version already known. */
   get providerVersion(): string | undefined {
     return this.#version;
   }
 
-  /** Learns the provider version; a version already known is kept when the new one is `undefined`. */
   set providerVersion(version: string | undefined) {
     if (version !== undefined) this.#version = version;
   }
