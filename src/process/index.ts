@@ -6,7 +6,7 @@ export { JsonRpcPeer } from "./jsonrpc.js";
 export type { JsonRpcId, JsonRpcPeerOptions, JsonRpcRequestOptions } from "./jsonrpc.js";
 export { DEFAULT_MAX_LINE_BYTES, EXCERPT_CHARS, NdjsonFramer } from "./framer.js";
 export type { JsonLine, NdjsonFramerOptions } from "./framer.js";
-export { readJsonLines, writeJsonLine } from "./ndjson.js";
+export { readJsonLineBatches, readJsonLines, writeJsonLine } from "./ndjson.js";
 export type { ReadJsonLinesOptions } from "./ndjson.js";
 export { liveProcessCount } from "./registry.js";
 export { DEFAULT_STDERR_TAIL_BYTES, DEFAULT_STOP_GRACE_MS, OUTPUT_CLOSED_EXIT_MS, spawnProcess, STOP_ESCALATION } from "./spawn.js";

@@ -8,7 +8,7 @@ import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, R
 import { malformedFrameCode } from "../../driver/malformed-frames.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
-import { readJsonLines, spawnProcess, writeJsonLine, type ProcessHandle } from "../../process/index.js";
+import { readJsonLineBatches, spawnProcess, writeJsonLine, type ProcessHandle } from "../../process/index.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
 import { FAKE_CHILD_SOURCE } from "./child-source.js";
 import { deltaEvent, type FakeRunScript, type FakeStep } from "./script.js";
@@ -263,23 +263,26 @@ async function runInChild(child: ProcessHandle, script: FakeRunScript, request: 
   const state: RunState = { completed: false };
   try {
     await writeJsonLine(child.stdin, script);
-    for await (const frame of readJsonLines(child.stdout)) {
-      if (frame.kind === "error") {
-        await sink.emit({ type: "notice", level: "warning", code: malformedFrameCode(frame.error.code), message: frame.error.message });
-        continue;
-      }
-      const message = frame.value as { event?: Parameters<EventSink["emit"]>[0]; control?: FakeStep; done?: boolean };
-      // Lines the child wrote before it was stopped are still buffered: they do not outrun a cancel.
-      cancelWins(signal, state);
-      if (message.event) {
-        if (message.event.type === "message.delta") text.append(message.event.text);
-        else if (message.event.type === "message.completed") text = new TextAccumulator(message.event.text);
-        const accepted = sink.emit(message.event);
-        if (accepted) await accepted;
-      } else if (message.control) {
-        await controlStep(message.control, request, sink, waitEnds, state);
-      } else if (message.done) {
-        done = true;
+    // A chunk's lines together, as the real drivers read them: one promise per chunk, not per line.
+    for await (const batch of readJsonLineBatches(child.stdout)) {
+      for (const frame of batch) {
+        if (frame.kind === "error") {
+          await sink.emit({ type: "notice", level: "warning", code: malformedFrameCode(frame.error.code), message: frame.error.message });
+          continue;
+        }
+        const message = frame.value as { event?: Parameters<EventSink["emit"]>[0]; control?: FakeStep; done?: boolean };
+        // Lines the child wrote before it was stopped are still buffered: they do not outrun a cancel.
+        cancelWins(signal, state);
+        if (message.event) {
+          if (message.event.type === "message.delta") text.append(message.event.text);
+          else if (message.event.type === "message.completed") text = new TextAccumulator(message.event.text);
+          const accepted = sink.emit(message.event);
+          if (accepted) await accepted;
+        } else if (message.control) {
+          await controlStep(message.control, request, sink, waitEnds, state);
+        } else if (message.done) {
+          done = true;
+        }
       }
     }
     const exit = await child.exited;
