@@ -148,6 +148,8 @@ export {
 } from "./errors/index.js";
 export type { DeliveryPhase, PartialRunOutcome, ProtocolErrorCode, StoreErrorCode } from "./errors/index.js";
 export { ERROR_CODES, isErrorCode } from "./errors/index.js";
+/** The error a JSON-RPC peer (Codex app-server, an ACP agent) answered with; `rpcCode` holds its code. */
+export { JsonRpcError } from "./process/jsonrpc-error.js";
 export type { DriverFamily, ErrorClassName, ErrorCode, ErrorCodeInfo, ErrorCodeOf, SharedErrorCode } from "./errors/index.js";
 export { NOTICE_CODES, isNoticeCode } from "./events/notice-codes.js";
 export type { NoticeCode, NoticeCodeInfo, NoticeCodeOf, SharedNoticeCode } from "./events/notice-codes.js";
