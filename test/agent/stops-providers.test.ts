@@ -1,6 +1,6 @@
 /**
  * Stops and turn completion on real child processes (issue #14 items 3 and 5), against the fake
- * Codex app-server and the fake stream-json CLI:
+ * Codex app-server, the fake stream-json CLI and the fake ACP agent:
  * - a provider that ignores the interrupt, its stdin's end and SIGTERM is escalated to SIGKILL
  *   and reaped, and the consumer still reads no delta after its cancel;
  * - a finished turn's result resolves while its process is still running (the fake exits only
@@ -10,8 +10,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
+import { acp } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
 import type { Driver } from "../../src/driver/types.js";
@@ -25,6 +27,7 @@ import { installFakeCli } from "../drivers/fake-cli/install.js";
 const root = mkdtempSync(join(tmpdir(), "stops-"));
 const fakeCodex = writeFakeCodex(root);
 const fakeCli = await installFakeCli("claude");
+const fakeAcpAgent = fileURLToPath(new URL("../drivers/acp/fixtures/fake-agent.mjs", import.meta.url));
 afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
   await fakeCli.cleanup();
@@ -37,12 +40,18 @@ interface Case {
   log(): { event: string }[];
   /** The file whose existence lets a lingering fake exit. */
   release: string;
+  /** What the fake read off its input, in arrival order, where it records it. */
+  wire?(): string[];
 }
 
 interface Provider {
   name: string;
   stubbornPrompt: string;
   lingerPrompt: string;
+  /** The interrupt the fake must have read before it was killed, where its wire is recorded. */
+  interruptOnWire?: string;
+  /** What a lingering fake logs when `close()` terminates it, where it logs that. */
+  lingerTermEvent?: string;
   make(): Case;
 }
 
@@ -86,6 +95,24 @@ const providers: Provider[] = [
       return { driver, workspace: fakeCli.workspace, log: () => readLog(log), release };
     },
   },
+  {
+    name: "acp (fake agent)",
+    stubbornPrompt: "STUBBORN",
+    lingerPrompt: "LINGER hello",
+    interruptOnWire: "session/cancel",
+    lingerTermEvent: "sigterm-while-lingering",
+    make() {
+      const dir = join(root, `acp-${++n}`);
+      const workspace = join(dir, "workspace");
+      mkdirSync(workspace, { recursive: true });
+      const log = join(dir, "log.jsonl");
+      const wire = join(dir, "wire.jsonl");
+      const release = join(dir, "release");
+      const driver = acp({ command: process.execPath, args: [fakeAcpAgent], env: { FAKE_ACP_LOG: log, FAKE_ACP_WIRE_LOG: wire, FAKE_ACP_RELEASE_FILE: release } });
+      const received = () => readLog(wire).map((entry) => (entry as unknown as { received: string }).received);
+      return { driver, workspace, log: () => readLog(log), wire: received, release };
+    },
+  },
 ];
 
 describe.each(providers)("$name", (provider) => {
@@ -118,6 +145,7 @@ describe.each(providers)("$name", (provider) => {
       const events = fixture.log().map((entry) => entry.event);
       // SIGTERM reached it and was ignored, so only SIGKILL can have ended it.
       expect(events).toContain("sigterm-ignored");
+      if (provider.interruptOnWire !== undefined) expect(fixture.wire?.()).toContain(provider.interruptOnWire);
       if (how === "cancel") {
         expect(afterStop.filter((event) => event.type === "message.delta")).toEqual([]);
         expect(afterStop.at(-1)?.type).toBe("run.cancelled");
@@ -141,6 +169,7 @@ describe.each(providers)("$name", (provider) => {
       await agent.close();
       expect(fixture.driver.processes().live).toEqual([]);
       expect(groupAlive(live[0]!)).toBe(false);
+      if (provider.lingerTermEvent !== undefined) expect(fixture.log().map((entry) => entry.event)).toContain(provider.lingerTermEvent);
     } finally {
       writeFileSync(fixture.release, "");
       await agent.close();
