@@ -46,12 +46,12 @@ export class ThreadWriters {
 
   /** Keep `handle` as the thread's writer, retiring any previous one; closed at once when disabled. */
   keep(threadId: string, handle: StandbyHandle, binding: WriterBinding): void {
-    this.retire(threadId);
+    this.#retireQuietly(threadId);
     if (!this.enabled || !handle.isAlive()) {
       void handle.close().catch(() => undefined);
       return;
     }
-    const idle = setTimeout(() => void this.retire(threadId).catch(() => undefined), this.#idleMs);
+    const idle = setTimeout(() => this.#retireQuietly(threadId), this.#idleMs);
     idle.unref();
     this.#kept.set(threadId, { ...binding, handle, idle });
   }
@@ -63,7 +63,7 @@ export class ThreadWriters {
   confirm(threadId: string, checkpoint: { lastRunId?: string; providerSessionId?: string }): void {
     const kept = this.#kept.get(threadId);
     if (kept && (kept.runId !== checkpoint.lastRunId || kept.providerSessionId !== checkpoint.providerSessionId)) {
-      this.retire(threadId);
+      this.#retireQuietly(threadId);
     }
   }
 
@@ -92,6 +92,11 @@ export class ThreadWriters {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...this.#kept.keys()].map((threadId) => this.retire(threadId)));
+  }
+
+  /** Retire without waiting: a writer whose close fails is gone from the table all the same. */
+  #retireQuietly(threadId: string): void {
+    void this.retire(threadId).catch(() => undefined);
   }
 
   #forget(threadId: string, kept: KeptWriter): void {
