@@ -46,6 +46,76 @@ export interface Question {
   allowOther?: boolean;
 }
 
+/**
+ * One file a `file_change` tool touched. `path` is as the provider names it (relative to the run's
+ * workspace when the provider gives a relative path). `diff` is a unified diff of this file alone
+ * (`--- a/path` / `+++ b/path` headers), bounded: past the cap it ends with the line
+ * `\ diff truncated: N bytes omitted`.
+ */
+export interface FileChange {
+  path: string;
+  change: "added" | "modified" | "deleted";
+  /** The previous path, when the provider reports a move. */
+  movedFrom?: string;
+  diff?: string;
+}
+
+/** The MCP server and tool a `kind: "mcp"` call goes to. */
+export interface McpToolRef {
+  server: string;
+  tool: string;
+}
+
+/**
+ * A tool call began. The normalized fields have the same meaning on every driver; a field the
+ * provider does not report is absent (see the per-driver table in docs/api.md).
+ */
+export interface ToolStarted {
+  callId: string;
+  kind: ToolKind;
+  /** The provider's own name of the tool (`Bash`, `commandExecution`, `write_file`, ...). */
+  name?: string;
+  /** A human-readable one-line title. */
+  title: string;
+  /** `kind: "command"`: the command line as one string. */
+  command?: string;
+  /** `kind: "command"`: the directory it runs in, when the provider says. */
+  cwd?: string;
+  /** `kind: "file_change"`: the files it will change, when known at the start. */
+  files?: FileChange[];
+  /** `kind: "mcp"`: the server and tool. */
+  mcp?: McpToolRef;
+  /** The provider's own input of the call, redacted; shapes differ per provider. */
+  rawInput?: unknown;
+  /** @deprecated Renamed `rawInput`. */
+  input?: unknown;
+}
+
+/** Progress of a tool call. */
+export interface ToolUpdated {
+  callId: string;
+  /** A delta: output produced since the previous `tool.updated` of this call. */
+  output?: string;
+  /** The call's changed files as now known (each with its diff so far); replaces earlier lists. */
+  files?: FileChange[];
+  /** @deprecated Use `files[].diff`. */
+  diff?: string;
+}
+
+/** A tool call ended. */
+export interface ToolCompleted {
+  callId: string;
+  status: "completed" | "failed" | "declined" | "cancelled";
+  /** The call's whole output as the provider reports it at the end (bounded), when it does. */
+  output?: string;
+  /** `kind: "command"`: the exit code, when the provider reports one. */
+  exitCode?: number;
+  /** `kind: "file_change"`: the files changed, each with its unified diff. */
+  files?: FileChange[];
+  /** @deprecated Use `files[].diff`. */
+  diff?: string;
+}
+
 export interface PlanEntry {
   text: string;
   status: "pending" | "in_progress" | "completed";
@@ -67,15 +137,9 @@ export interface EventPayloads {
   "message.completed": { itemId: string; text: string };
   "reasoning.delta": { itemId: string; text: string };
   "reasoning.completed": { itemId: string; text: string };
-  "tool.started": { callId: string; kind: ToolKind; title: string; input?: unknown };
-  "tool.updated": { callId: string; output?: string; diff?: string };
-  "tool.completed": {
-    callId: string;
-    status: "completed" | "failed" | "declined" | "cancelled";
-    output?: string;
-    exitCode?: number;
-    diff?: string;
-  };
+  "tool.started": ToolStarted;
+  "tool.updated": ToolUpdated;
+  "tool.completed": ToolCompleted;
   "plan.updated": { entries: PlanEntry[] };
   "approval.requested": {
     requestId: string;

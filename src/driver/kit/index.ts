@@ -47,3 +47,6 @@ export { allUnavailable, observed, unavailable, unsupported } from "../observati
 /** The process and redaction types the kit's signatures name (the SPI types are exported by the root entry). */
 export type { ProcessExit, ProcessHandle } from "../../process/spawn.js";
 export type { Redactor } from "../../redact/redact.js";
+/** Bounded unified diffs of one file, for `file_change` tool events. */
+export { capDiff, DEFAULT_DIFF_MAX_BYTES, fileChange, unifiedFileDiff } from "./diff.js";
+export type { DiffLimits } from "./diff.js";
