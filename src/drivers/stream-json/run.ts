@@ -71,7 +71,7 @@ class ProcessTurn {
     private readonly sink: EventSink,
   ) {
     const redact = (text: string) => launcher.redactor.redactText(text);
-    this.mapper = new TurnMapper(sink, launcher.dialect.id, redact);
+    this.mapper = new TurnMapper(sink, launcher.dialect.id, redact, undefined, request.workspace);
     this.malformed = new MalformedFrameNotices((event) => sink.emit(event), launcher.dialect.name);
     this.#broker = new PermissionBroker({ dialect: launcher.dialect, process: proc, request, mapper: this.mapper, redact });
   }
@@ -102,7 +102,8 @@ class ProcessTurn {
     if (mapper.result !== undefined) await this.#finished;
     if (this.#completion === undefined) await this.malformed.flush();
     const outcome = await (this.#completion ?? complete(launcher, proc, mapper, this.sink));
-    this.kept = request.keepWarm === true && outcome.providerSessionId !== undefined && proc.alive && !signal.aborted;
+    // A process started with a run's --json-schema would force it on the next turn: never kept.
+    this.kept = request.keepWarm === true && request.outputSchema === undefined && outcome.providerSessionId !== undefined && proc.alive && !signal.aborted;
     return outcome;
   }
 

@@ -2,7 +2,7 @@
  * How the CLIs' built-in tools map to canonical tool kinds. Both dialects share Claude Code's
  * tool names (Bash, Edit, Write, Task/Agent, TodoWrite, AskUserQuestion, `mcp__server__tool`).
  */
-import type { PlanEntry, ToolKind } from "../../events/types.js";
+import type { McpToolRef, PlanEntry, ToolKind } from "../../events/types.js";
 import { isObject, str } from "./wire.js";
 
 const COMMAND_TOOLS = new Set(["Bash", "PowerShell", "BashOutput", "KillShell", "KillBash"]);
@@ -30,11 +30,26 @@ export function toolTitle(name: string, input: unknown): string {
   const field = (key: string) => (isObject(input) ? str(input[key]) : undefined);
   const detail =
     field("command") ?? field("file_path") ?? field("notebook_path") ?? field("pattern") ?? field("query") ?? field("url") ?? field("description");
-  if (name.startsWith("mcp__")) {
-    const [, server, tool] = name.split("__");
-    return `${server ?? "mcp"}: ${tool ?? name}`;
-  }
+  const mcp = mcpRef(name);
+  if (mcp) return `${mcp.server}: ${mcp.tool}`;
   return detail ? `${name}: ${truncate(detail, 200)}` : name;
+}
+
+/**
+ * The server and tool of an MCP tool name, `mcp__<server>__<tool>`, split as Claude Code splits it:
+ * the server ends at the first `__`, the tool keeps the rest (it may hold `__` itself).
+ */
+export function mcpRef(name: string): McpToolRef | undefined {
+  if (!name.startsWith("mcp__")) return undefined;
+  const rest = name.slice("mcp__".length);
+  const split = rest.indexOf("__");
+  if (split <= 0 || split + 2 >= rest.length) return undefined;
+  return { server: rest.slice(0, split), tool: rest.slice(split + 2) };
+}
+
+/** The command line of a command tool (`Bash`, `PowerShell`), as the model wrote it. */
+export function commandOf(name: string, input: unknown): string | undefined {
+  return (name === "Bash" || name === "PowerShell") && isObject(input) ? str(input.command) : undefined;
 }
 
 /** The approval kind of a permission request for `name`. */

@@ -10,11 +10,11 @@
 import type { EventSink } from "../../driver/types.js";
 import type { DriverEvent, Provenance } from "../../events/types.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
-import { PLAN_TOOL, QUESTION_TOOL, planEntries, resultText, toolKind, toolTitle } from "./tools.js";
+import { toolCompleted, toolStarted, type ToolCall, type Workspace } from "./tool-calls.js";
+import { PLAN_TOOL, QUESTION_TOOL, planEntries } from "./tools.js";
 import { isObject, str, type Json, type ResultLine } from "./wire.js";
 
-/** Longest tool output carried by an event; the rest is cut with a marker. */
-export const MAX_TOOL_OUTPUT_CHARS = 32_000;
+export { MAX_TOOL_OUTPUT_CHARS } from "./tool-calls.js";
 
 /**
  * Message types the CLIs send that carry nothing a run reports (control lines are the run loop's).
@@ -34,17 +34,12 @@ const KNOWN_UNMAPPED: ReadonlySet<string> = new Set([
   "file-history-snapshot",
 ]);
 
-interface ToolCall {
-  name: string;
-  started: boolean;
-  denied: boolean;
-  completed: boolean;
-}
-
 export class TurnMapper {
   readonly #sink: EventSink;
   readonly #provider: string;
   readonly #redact: (text: string) => string;
+  /** Where a file tool's file is read for its diff. */
+  readonly #workspace: Workspace;
   #sessionId: string | undefined;
   #bound = false;
   #result: ResultLine | undefined;
@@ -66,11 +61,12 @@ export class TurnMapper {
   readonly #toolUses = new Set<string>();
   readonly #toolUseWaiters = new Map<string, (() => void)[]>();
 
-  constructor(sink: EventSink, provider: string, redact: (text: string) => string, knownSessionId?: string) {
+  constructor(sink: EventSink, provider: string, redact: (text: string) => string, knownSessionId?: string, workspace?: string) {
     this.#sink = sink;
     this.#provider = provider;
     this.#redact = redact;
     this.#sessionId = knownSessionId;
+    this.#workspace = workspace;
   }
 
   get sessionId(): string | undefined {
@@ -173,7 +169,7 @@ export class TurnMapper {
     if (toolUseId === undefined) return;
     const call = this.#tools.get(toolUseId);
     if (call) call.denied = true;
-    else this.#tools.set(toolUseId, { name: "", started: false, denied: true, completed: false });
+    else this.#tools.set(toolUseId, { name: "", input: undefined, started: false, denied: true, completed: false });
   }
 
   /**
@@ -337,7 +333,7 @@ export class TurnMapper {
   async #startTool(callId: string, name: string, input: unknown, messageId?: string): Promise<void> {
     const known = this.#tools.get(callId);
     if (known?.started) return;
-    const call: ToolCall = { name, started: false, denied: known?.denied ?? false, completed: false };
+    const call: ToolCall = { name, input, started: false, denied: known?.denied ?? false, completed: false };
     this.#tools.set(callId, call);
     if (name === PLAN_TOOL) {
       const entries = planEntries(input);
@@ -346,30 +342,22 @@ export class TurnMapper {
     }
     if (name === QUESTION_TOOL) return; // reported as question.* events
     call.started = true;
-    await this.#emit({
-      type: "tool.started",
-      callId,
-      kind: toolKind(name),
-      title: toolTitle(name, input),
-      input,
-      provenance: this.#prov({ itemId: callId, ...(messageId ? { messageId } : {}), event: name }),
-    });
+    const started = await toolStarted(callId, call, this.#workspace);
+    await this.#emit({ type: "tool.started", ...started, provenance: this.#prov({ itemId: callId, ...(messageId ? { messageId } : {}), event: name }) });
   }
 
   async #user(message: Json): Promise<void> {
     const body = isObject(message.message) ? message.message : undefined;
-    const content = Array.isArray(body?.content) ? body.content.filter(isObject) : [];
-    for (const block of content) {
-      if (block.type !== "tool_result") continue;
+    const results = (Array.isArray(body?.content) ? body.content.filter(isObject) : []).filter((block) => block.type === "tool_result");
+    // Claude Code's `tool_use_result` (structured output: stdout, patch) belongs to a message's one result.
+    const toolUseResult = results.length === 1 ? message.tool_use_result : undefined;
+    for (const block of results) {
       const callId = str(block.tool_use_id);
       const call = callId === undefined ? undefined : this.#tools.get(callId);
       if (!callId || !call?.started || call.completed) continue;
       call.completed = true;
-      const output = resultText(block.content);
-      const status = block.is_error === true ? (call.denied ? "declined" : "failed") : "completed";
-      const event: DriverEvent = { type: "tool.completed", callId, status, provenance: this.#prov({ itemId: callId }) };
-      if (output !== undefined) event.output = clip(output);
-      await this.#emit(event);
+      const completed = await toolCompleted(callId, call, block, toolUseResult, this.#workspace);
+      await this.#emit({ type: "tool.completed", ...completed, provenance: this.#prov({ itemId: callId }) });
     }
   }
 
@@ -382,8 +370,4 @@ export class TurnMapper {
   #emit(event: DriverEvent): Promise<void> | undefined {
     return this.#sink.emit(event);
   }
-}
-
-function clip(text: string): string {
-  return text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n[… output truncated]` : text;
 }
