@@ -35,7 +35,14 @@ describe.skipIf(recorded.length === 0)("codex mapper on recorded frames", () => 
       const { events, outcome, finalText } = await replayCodex(framesOf("codex", scenario));
       expect(tools(events)).toEqual([{ callId: "call_proof", kind: "command", status: "completed" }]);
       const started = events.find((e) => e.type === "tool.started");
-      expect(started).toMatchObject({ title: expect.stringContaining("printf 'proof' > proof.txt"), input: { cwd: "<workspace>" } });
+      expect(started).toMatchObject({
+        title: expect.stringContaining("printf 'proof' > proof.txt"),
+        name: "commandExecution",
+        command: expect.stringContaining("printf 'proof' > proof.txt"),
+        cwd: "<workspace>",
+        rawInput: { cwd: "<workspace>" },
+      });
+      expect(started).not.toHaveProperty("input");
       const completed = events.find((e) => e.type === "tool.completed");
       expect(completed).toMatchObject({ exitCode: 0, output: expect.stringContaining("wrote-proof") });
       expect(events.findIndex((e) => e.type === "tool.completed")).toBeLessThan(events.findIndex((e) => e.type === "message.completed"));

@@ -7,13 +7,14 @@
  * fields are skipped and unknown ones ignored.
  */
 import type { CodexDriverNoticeCode } from "./codes.js";
-import type { DriverEvent, PlanEntry, Provenance } from "../../events/types.js";
+import type { DriverEvent, FileChange, McpToolRef, PlanEntry, Provenance, ToolKind } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
 import { bool, claim, list, num, open, readFrame, str, type Lenient, type Unchecked } from "../../driver/lens.js";
 import type { ServerNotification } from "./protocol/ServerNotification.js";
 import type { CodexErrorInfo } from "./protocol/v2/CodexErrorInfo.js";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";
+import { fileChangeSummaries, normalizeFileChanges, type FileChangeSummary } from "./tools.js";
 import type { ThreadItem } from "./protocol/v2/ThreadItem.js";
 import type { ThreadTokenUsage } from "./protocol/v2/ThreadTokenUsage.js";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown.js";
@@ -41,27 +42,23 @@ export interface TurnOutcome {
   fatal?: Partial<TurnError>;
 }
 
-/** A file change of an item, as far as Codex described it. */
-export interface FileChangeSummary {
-  path?: string;
-  /** `add`, `delete` or `update`. */
-  kind?: string;
-  diff?: string;
+export type { FileChangeSummary } from "./tools.js";
+
+/** `fields` without its undefined entries: an absent field stays absent on the wire, never `undefined`. */
+function presentFields(fields: StartedFields): StartedFields {
+  const out: StartedFields = {};
+  for (const key of Object.keys(fields) as (keyof StartedFields)[]) if (fields[key] !== undefined) Object.assign(out, { [key]: fields[key] });
+  return out;
 }
 
-function fileChangeSummaries(changes: Unchecked<FileUpdateChange[]> | undefined): FileChangeSummary[] {
-  return list(changes).flatMap((entry) => {
-    const change = open(entry);
-    if (change === undefined) return [];
-    const summary: FileChangeSummary = {};
-    const path = str(change.path);
-    const kind = str(open(change.kind)?.type);
-    const diff = str(change.diff);
-    if (path !== undefined) summary.path = path;
-    if (kind !== undefined) summary.kind = kind;
-    if (diff !== undefined) summary.diff = diff;
-    return [summary];
-  });
+/** The normalized fields of a `tool.started`, besides its id, kind and title. */
+interface StartedFields {
+  name?: string;
+  command?: string;
+  cwd?: string;
+  files?: FileChange[];
+  mcp?: McpToolRef;
+  rawInput?: unknown;
 }
 
 /** A `TurnError` with its fields checked; `codexErrorInfo` is read leniently by `errors.ts`. */
@@ -145,10 +142,13 @@ export class TurnMapper {
   /** Tool calls started and not completed yet. */
   readonly #toolsOpen = new Set<string>();
   readonly #fileChanges = new Map<string, FileChangeSummary[]>();
-  #lastFileChange: string | undefined;
   /** Completed agent messages of this turn, in order, with their phase. */
   readonly completedMessages: { id: string; text: string; phase?: string }[] = [];
   usage: Usage | undefined;
+  /**
+   * The turn's aggregate diff (`turn/diff/updated`, git format, paths relative to the repository).
+   * Not an event: it repeats the per-file diffs every `fileChange` item already carries.
+   */
   turnDiff: string | undefined;
   #fatal: Partial<TurnError> | undefined;
   #resolveOutcome!: (outcome: TurnOutcome) => void;
@@ -195,46 +195,60 @@ export class TurnMapper {
     const id = str(item?.id);
     if (item === undefined || id === undefined) return;
     switch (item.type) {
-      case "commandExecution": {
-        const command = str(item.command) ?? "command";
-        await this.#toolStarted(id, "command", command, { command, cwd: str(item.cwd) });
+      case "commandExecution":
+        return this.#commandStarted(item, id);
+      case "fileChange":
+        return this.#fileChangeStarted(item, id);
+      case "mcpToolCall": {
+        const server = str(item.server) ?? "mcp";
+        const tool = str(item.tool) ?? "tool";
+        await this.#toolStarted(id, "mcp", `${server}/${tool}`, { name: tool, mcp: { server, tool }, rawInput: item.arguments });
         break;
       }
-      case "fileChange": {
-        const changes = fileChangeSummaries(item.changes);
-        this.#fileChanges.set(id, changes);
-        this.#lastFileChange = id;
-        const paths = changes.map((c) => c.path).filter((p): p is string => p !== undefined);
-        await this.#toolStarted(id, "file_change", paths.length > 0 ? `Edit ${paths.join(", ")}` : "Edit files", {
-          changes: changes.map((c) => ({ path: c.path, kind: c.kind })),
-        });
+      case "dynamicToolCall": {
+        const tool = str(item.tool);
+        await this.#toolStarted(id, "other", tool ?? "tool", { name: tool, rawInput: item.arguments });
         break;
       }
-      case "mcpToolCall":
-        await this.#toolStarted(id, "mcp", `${str(item.server) ?? "mcp"}/${str(item.tool) ?? "tool"}`, item.arguments);
+      case "collabAgentToolCall": {
+        const tool = str(item.tool);
+        await this.#toolStarted(id, "subagent", tool ?? "agent", { name: tool, rawInput: { prompt: str(item.prompt), model: str(item.model) } });
         break;
-      case "dynamicToolCall":
-        await this.#toolStarted(id, "other", str(item.tool) ?? "tool", item.arguments);
-        break;
-      case "collabAgentToolCall":
-        await this.#toolStarted(id, "subagent", str(item.tool) ?? "agent", { prompt: str(item.prompt), model: str(item.model) });
-        break;
+      }
       case "subAgentActivity":
-        await this.#toolStarted(id, "subagent", str(item.kind) ?? "sub-agent", { model: str(item.model) });
+        await this.#toolStarted(id, "subagent", str(item.kind) ?? "sub-agent", { name: item.type, rawInput: { model: str(item.model) } });
         break;
       case "webSearch":
-        await this.#toolStarted(id, "web_search", str(item.query) || "web search", { query: str(item.query) });
+        await this.#toolStarted(id, "web_search", str(item.query) || "web search", { name: item.type, rawInput: { query: str(item.query) } });
         break;
       case "imageView":
         // The path may be a per-run input's local path: never put it in an event.
-        await this.#toolStarted(id, "read", "View an image", undefined);
+        await this.#toolStarted(id, "read", "View an image", { name: item.type });
         break;
       case "imageGeneration":
-        await this.#toolStarted(id, "other", "Generate an image", undefined);
+        await this.#toolStarted(id, "other", "Generate an image", { name: item.type });
         break;
       default:
         break;
     }
+  }
+
+  async #commandStarted(item: ItemOf<"commandExecution">, id: string): Promise<void> {
+    const command = str(item.command);
+    const cwd = str(item.cwd);
+    await this.#toolStarted(id, "command", command ?? "command", { name: item.type, command, cwd, rawInput: { command, cwd } });
+  }
+
+  async #fileChangeStarted(item: ItemOf<"fileChange">, id: string): Promise<void> {
+    const changes = fileChangeSummaries(item.changes);
+    this.#fileChanges.set(id, changes);
+    const files = normalizeFileChanges(changes);
+    const paths = files.map((f) => f.path);
+    await this.#toolStarted(id, "file_change", paths.length > 0 ? `Edit ${paths.join(", ")}` : "Edit files", {
+      name: item.type,
+      files: files.length > 0 ? files : undefined,
+      rawInput: { changes: changes.map((c) => ({ path: c.path, kind: c.kind, ...(c.movePath !== undefined ? { movePath: c.movePath } : {}) })) },
+    });
   }
 
   async itemCompleted(field: unknown): Promise<void> {
@@ -314,12 +328,14 @@ export class TurnMapper {
     const changes = Array.isArray(item.changes) ? fileChangeSummaries(item.changes) : this.#fileChanges.get(id) ?? [];
     this.#fileChanges.set(id, changes);
     await this.#ensureStarted(field, id);
-    const diff = changes.map((c) => c.diff).filter((d): d is string => d !== undefined && d !== "").join("\n");
+    const status = toolStatus(item);
+    // Only a change that was applied changed files; a declined or failed one keeps its proposal on tool.started.
+    const files = status === "completed" ? normalizeFileChanges(changes) : [];
     await this.emit({
       type: "tool.completed",
       callId: id,
-      status: toolStatus(item),
-      ...(diff !== "" ? { diff } : {}),
+      status,
+      ...(files.length > 0 ? { files } : {}),
       provenance: provenance("item/completed", id),
     });
   }
@@ -341,18 +357,11 @@ export class TurnMapper {
     });
   }
 
-  async #toolStarted(id: string, kind: "command" | "file_change" | "mcp" | "web_search" | "subagent" | "read" | "other", title: string, input: unknown): Promise<void> {
+  async #toolStarted(id: string, kind: ToolKind, title: string, fields: StartedFields): Promise<void> {
     if (this.#toolsStarted.has(id)) return;
     this.#toolsStarted.add(id);
     this.#toolsOpen.add(id);
-    await this.emit({
-      type: "tool.started",
-      callId: id,
-      kind,
-      title,
-      ...(input !== undefined ? { input } : {}),
-      provenance: provenance("item/started", id),
-    });
+    await this.emit({ type: "tool.started", callId: id, kind, title, ...presentFields(fields), provenance: provenance("item/started", id) });
   }
 
   /** A completion without a start (e.g. the start was emitted before this run attached) still gets one. */
@@ -401,19 +410,15 @@ export class TurnMapper {
     if (itemId === undefined || !Array.isArray(changes)) return;
     const summaries = fileChangeSummaries(changes);
     this.#fileChanges.set(itemId, summaries);
-    const diff = summaries.map((c) => c.diff).filter((d): d is string => d !== undefined && d !== "").join("\n");
-    if (diff !== "" && this.#toolsStarted.has(itemId)) {
-      await this.emit({ type: "tool.updated", callId: itemId, diff, provenance: provenance("item/fileChange/patchUpdated", itemId) });
+    const files = normalizeFileChanges(summaries);
+    if (files.length > 0 && this.#toolsStarted.has(itemId)) {
+      await this.emit({ type: "tool.updated", callId: itemId, files, provenance: provenance("item/fileChange/patchUpdated", itemId) });
     }
   }
 
-  async diffUpdated(diff: string | undefined): Promise<void> {
-    if (diff === undefined) return;
-    this.turnDiff = diff;
-    // The aggregated diff of the turn is attached to the latest file change it belongs to.
-    if (this.#lastFileChange !== undefined && diff !== "") {
-      await this.emit({ type: "tool.updated", callId: this.#lastFileChange, diff, provenance: provenance("turn/diff/updated") });
-    }
+  /** Kept, not emitted: see `turnDiff`. */
+  diffUpdated(diff: string | undefined): void {
+    if (diff !== undefined) this.turnDiff = diff;
   }
 
   async planUpdated(plan: Unchecked<TurnPlanStep[]> | undefined): Promise<void> {

@@ -272,8 +272,11 @@ describe("codex driver on a fake app-server", () => {
         expect(events.find((e) => e.type === "tool.updated" && e.output !== undefined)).toMatchObject({ output: "hi\n" });
         expect(events.find((e) => e.type === "tool.completed" && e.exitCode !== undefined)).toMatchObject({ status: "completed", exitCode: 0, output: "hi\n" });
         expect(events.find((e) => e.type === "tool.started" && e.kind === "file_change")).toMatchObject({ title: "Edit /w/a.txt" });
-        expect(events.find((e) => e.type === "tool.completed" && e.diff !== undefined)).toMatchObject({ diff: "+hello\n" });
-        expect(events.find((e) => e.type === "tool.updated" && e.diff !== undefined)).toMatchObject({ diff: expect.stringContaining("diff --git") });
+        expect(events.find((e) => e.type === "tool.completed" && e.files !== undefined)).toMatchObject({
+          files: [{ path: "/w/a.txt", change: "added", diff: expect.stringContaining("--- /dev/null\n+++ b//w/a.txt\n") }],
+        });
+        // The turn's aggregate diff (turn/diff/updated) is not glued onto a call.
+        expect(events.some((e) => (e.type === "tool.updated" || e.type === "tool.completed") && e.diff !== undefined)).toBe(false);
         expect(events.find((e) => e.type === "notice" && e.code === "codex_warning")).toBeDefined();
 
         const deltas = events.filter((e) => e.type === "message.delta").map((e) => (e as { text: string }).text).join("");
