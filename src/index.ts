@@ -43,6 +43,9 @@ export type { AgentOptions, CallDefaults, CallOptions, EventBufferOptions } from
 export type {
   ApprovalHandler,
   ApprovalRequest,
+  HostApprovalRequest,
+  HostUserInputRequest,
+  RequestOrigin,
   InputLimits,
   InstructionBundle,
   JsonSchema,
@@ -59,6 +62,7 @@ export type {
   AgentEvent,
   ApprovalDecision,
   ApprovalOption,
+  ApprovalResponse,
   DriverEvent,
   DriverEventType,
   EventBase,
@@ -68,6 +72,7 @@ export type {
   PlanEntry,
   Provenance,
   Question,
+  RequestResolver,
   RunFailure,
   TerminalEvent,
   TerminalEventType,
@@ -145,8 +150,9 @@ export {
   RunCancelledError,
   RunFailedError,
   StoreError,
+  ResponseRejectedError,
 } from "./errors/index.js";
-export type { DeliveryPhase, PartialRunOutcome, ProtocolErrorCode, StoreErrorCode } from "./errors/index.js";
+export type { DeliveryPhase, PartialRunOutcome, ProtocolErrorCode, ResponseRejectedCode, StoreErrorCode } from "./errors/index.js";
 export { ERROR_CODES, isErrorCode } from "./errors/index.js";
 /** The error a JSON-RPC peer (Codex app-server, an ACP agent) answered with; `rpcCode` holds its code. */
 export { JsonRpcError } from "./process/jsonrpc-error.js";

@@ -17,7 +17,7 @@ import type { AgentOptions, CallOptions } from "./options.js";
 import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
 import { DEFAULT_THREAD_WRITER_IDLE_MS, ThreadWriters } from "./writer.js";
 import type { Result } from "../events/types.js";
-import type { RunStream } from "./run-stream.js";
+import { drainRun, type RunStream } from "./run-stream.js";
 import { checkAgentOptions, checkCallOptions } from "./scope.js";
 import { CallSettings } from "./settings.js";
 import { threadFingerprint } from "../thread/fingerprint.js";
@@ -138,10 +138,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
 
 /** `stream()` drained to its result. */
 async function drained(stream: RunStream): Promise<Result> {
-  for await (const _event of stream) {
-    // Draining is what lets the run make progress under the `block` overflow policy.
-  }
-  return stream.result;
+  return drainRun(stream);
 }
 
 /** The options and the driver checked, with its descriptor; throws `ConfigError`. */

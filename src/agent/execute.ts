@@ -16,7 +16,7 @@ import type { CallOptions, EventBufferOptions } from "./options.js";
 import type { InputLimits, Policy } from "../driver/vocabulary.js";
 import { startupDeadline } from "./startup-deadline.js";
 import { inputPathPlaceholders } from "./input-paths.js";
-import { RunStreamImpl, type RunStream } from "./run-stream.js";
+import { isDrainedByRun, RunStreamImpl, type RunStream } from "./run-stream.js";
 import { CheckedSink } from "./sink.js";
 import { midRunInput } from "./mid-run.js";
 import { createHostBridge, type HostBridge } from "./host-bridge.js";
@@ -100,7 +100,9 @@ export function startExecution(
   const settled = new Promise<void>((resolve) => (settle = resolve));
   const untrack = context.track({ cancel, settled });
 
-  const result = runToTerminal(context, timeline, prompt, options, controller, () => cancelReason, thread).finally(() => {
+  // The bridge is made as the run starts; the stream answers through it and tells it who reads.
+  const link: BridgeLink = { streamed: () => !isDrainedByRun(stream) };
+  const result = runToTerminal(context, timeline, prompt, options, controller, () => cancelReason, thread, link).finally(() => {
     signal?.removeEventListener("abort", onCallerAbort);
     untrack();
     settle();
@@ -113,8 +115,17 @@ export function startExecution(
     ended: () => timeline.ended,
     redactor: () => context.redactor,
   });
-  return new RunStreamImpl({ timeline, result, settled, cancel, input, stopping: () => controller.signal.aborted });
+  const stream = new RunStreamImpl({ timeline, result, settled, cancel, input, answers: link.bridge!, stopping: () => controller.signal.aborted });
+  return stream;
 }
+
+/** Joins the run's host bridge (made as the run starts) and its stream (made right after). */
+interface BridgeLink {
+  bridge?: HostBridge;
+  /** Whether the host reads the stream (so it can answer requests from it). */
+  streamed(): boolean;
+}
+
 
 /** What one run accumulates on its way to the terminal; the outcome decision reads it. */
 interface RunScope {
@@ -145,6 +156,7 @@ async function runToTerminal(
   controller: AbortController,
   cancelReason: () => string | undefined,
   thread: ThreadRunHooks | undefined,
+  link: BridgeLink,
 ): Promise<Result> {
   const startedAt = Date.now();
   const failFatally = (failure: unknown) => {
@@ -167,8 +179,11 @@ async function runToTerminal(
     redactor: () => scope.redactor,
     onApproval: options.onApproval,
     onUserInput: options.onUserInput,
+    timeoutMs: options.approvalTimeoutMs,
+    streamed: link.streamed,
     signal: controller.signal,
   });
+  link.bridge = bridge;
   const scope: RunScope = {
     context, timeline, options, controller, thread, sink, bridge,
     redactor: context.redactor,

@@ -31,8 +31,21 @@ export interface CallDefaults {
   model?: string;
   effort?: string;
   policy?: Policy;
-  onApproval?: ApprovalHandler;
-  onUserInput?: UserInputHandler;
+  /**
+   * Who answers approval requests: a handler, or `"stream"` — the host answers with
+   * `stream.respond()` while reading `stream()`. Either way `respond()` may answer first (the first
+   * answer wins). Unset (or `"stream"` under `run()`, which has no stream to answer from): every
+   * request is denied by policy at once, with an `approval_denied_by_policy` notice.
+   */
+  onApproval?: ApprovalHandler | "stream";
+  /** Who answers questions: a handler, or `"stream"` (`stream.answer()` / `decline()`). Unset: declined. */
+  onUserInput?: UserInputHandler | "stream";
+  /**
+   * How long an approval or a question waits for its answer before it is denied (declined) with
+   * `by: "timeout"` and an `approval_timeout` notice. Unset or 0: it waits until answered or the
+   * run is cancelled.
+   */
+  approvalTimeoutMs?: number;
   metadata?: Record<string, string>;
   outputSchema?: JsonSchema;
   /** `true`: never use the prepared standby. */
@@ -105,6 +118,7 @@ export const CALL_OPTION_KEYS = {
   policy: "defaultable",
   onApproval: "defaultable",
   onUserInput: "defaultable",
+  approvalTimeoutMs: "defaultable",
   metadata: "defaultable",
   outputSchema: "defaultable",
   spawn: "defaultable",

@@ -3,17 +3,19 @@
  * `result`. Breaking out of `for await` cancels the run and resolves only after the driver has
  * stopped, so its process is reclaimed by then.
  */
-import type { AgentEvent, Result } from "../events/types.js";
+import type { AgentEvent, ApprovalResponse, Result } from "../events/types.js";
 import type { RunTimeline } from "../events/timeline.js";
 import type { MidRunInput } from "./mid-run.js";
+import type { HostAnswers } from "./host-bridge.js";
 import { StopGate } from "./stop-gate.js";
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
-export interface RunStream extends AsyncIterable<AgentEvent> {
+/** `T`: the type of `result.structured`, from the call's `output` (see `StructuredOf`). */
+export interface RunStream<T = unknown> extends AsyncIterable<AgentEvent> {
   readonly runId: string;
   /** Settles once the terminal event is produced: resolves on `run.completed`, rejects otherwise. */
-  readonly result: Promise<Result>;
+  readonly result: Promise<Result<T>>;
   /** Cancel the run; it ends with `run.cancelled`. Idempotent. */
   cancel(reason?: string): void;
   /**
@@ -28,6 +30,38 @@ export interface RunStream extends AsyncIterable<AgentEvent> {
    * (`Driver.followUp`), and with `steer_rejected` once the run has ended.
    */
   followUp(text: string): Promise<void>;
+  /**
+   * Answer the pending approval `requestId` (from `approval.requested`) with a decision, or with
+   * `{ optionId }` selecting one of its offered options. The first answer wins — this one, the
+   * handler's, a cancel's or the timeout's. Throws `ResponseRejectedError` at once when refused:
+   * `request_not_pending` (unknown id, or already settled), `approval_timeout`, or
+   * `response_invalid` (an option it did not offer, a decision contradicting the option's kind).
+   */
+  respond(requestId: string, decision: ApprovalResponse): void;
+  /**
+   * Answer the pending question request `requestId` (from `question.requested`): one value per
+   * question id, several for a multi-select question. Refused like {@link RunStream.respond}.
+   */
+  answer(requestId: string, answers: Record<string, string | string[]>): void;
+  /** Decline the pending question request `requestId`. Refused like {@link RunStream.respond}. */
+  decline(requestId: string): void;
+}
+
+/** Streams drained by `run()`: their host has no stream to answer requests from. */
+const drainedByRun = new WeakSet<RunStream>();
+
+/** Whether `run()` drains this stream (so requests cannot be answered from it). */
+export function isDrainedByRun(stream: RunStream): boolean {
+  return drainedByRun.has(stream);
+}
+
+/** `run()`: the stream drained to its result; approvals set to `"stream"` are then denied by policy. */
+export async function drainRun<T>(stream: RunStream<T>): Promise<Result<T>> {
+  drainedByRun.add(stream);
+  for await (const _event of stream) {
+    // Draining is what lets the run make progress under the `block` overflow policy.
+  }
+  return stream.result;
 }
 
 export class RunStreamImpl implements RunStream {
@@ -38,6 +72,7 @@ export class RunStreamImpl implements RunStream {
   readonly #cancel: (reason?: string) => void;
   readonly #input: MidRunInput;
   readonly #stopping: () => boolean;
+  readonly #answers: HostAnswers;
   #iterated = false;
 
   constructor(options: {
@@ -46,6 +81,7 @@ export class RunStreamImpl implements RunStream {
     settled: Promise<void>;
     cancel: (reason?: string) => void;
     input: MidRunInput;
+    answers: HostAnswers;
     /** Whether the run is stopping: events queued before the stop are then read quietly. */
     stopping?: () => boolean;
   }) {
@@ -57,6 +93,7 @@ export class RunStreamImpl implements RunStream {
     this.#settled = options.settled;
     this.#cancel = options.cancel;
     this.#input = options.input;
+    this.#answers = options.answers;
     this.#stopping = options.stopping ?? (() => false);
   }
 
@@ -70,6 +107,18 @@ export class RunStreamImpl implements RunStream {
 
   followUp(text: string): Promise<void> {
     return this.#input.followUp(text);
+  }
+
+  respond(requestId: string, decision: ApprovalResponse): void {
+    this.#answers.respond(requestId, decision);
+  }
+
+  answer(requestId: string, answers: Record<string, string | string[]>): void {
+    this.#answers.answer(requestId, answers);
+  }
+
+  decline(requestId: string): void {
+    this.#answers.decline(requestId);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "./execute.js";
 import type { CallOptions } from "./options.js";
 import type { Result } from "../events/types.js";
-import type { RunStream } from "./run-stream.js";
+import { drainRun, type RunStream } from "./run-stream.js";
 import {
   AdaptorError,
   ConfigError,
@@ -101,11 +101,8 @@ export class ThreadHandle implements Thread {
   }
 
   async run(prompt: string, options?: ThreadCallOptions): Promise<Result> {
-    const stream = this.stream(prompt, options);
-    for await (const _event of stream) {
-      // Draining lets the run progress under the `block` overflow policy.
-    }
-    return stream.result;
+    // Drained like the agent's run(): requests cannot be answered from this stream.
+    return drainRun(this.stream(prompt, options));
   }
 
   stream(prompt: string, options?: ThreadCallOptions): RunStream {

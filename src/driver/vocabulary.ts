@@ -14,26 +14,48 @@ export interface Policy {
   network?: boolean;
 }
 
+/** What a driver asks the host to approve (through `RunRequest.approve()`). */
 export interface ApprovalRequest {
   requestId: string;
   kind: "command" | "file_change" | "permissions" | "tool";
   callId?: string;
   summary: string;
+  /** The provider's own choices, with stable ids; a decision may select one by `optionId`. */
   options: ApprovalOption[];
   /** The tool input as the provider reported it, redacted. */
   input?: unknown;
 }
 
-export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+/** The run a host-facing request belongs to. */
+export interface RequestOrigin {
+  runId: string;
+  /** Present when the run is a thread's turn. */
+  threadId?: string;
+}
 
+/** An approval request as the host's handler receives it: redacted, with the run it belongs to. */
+export interface HostApprovalRequest extends ApprovalRequest, RequestOrigin {}
+
+/**
+ * Decides one approval request. Settles it unless the stream's `respond()` (or a cancel or the
+ * timeout) settled it first; a late result is then ignored.
+ */
+export type ApprovalHandler = (request: HostApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+
+/** What a driver asks the user (through `RunRequest.ask()`). */
 export interface UserInputRequest {
   requestId: string;
   questions: Question[];
 }
 
+/** A question request as the host's handler receives it: redacted, with the run it belongs to. */
+export interface HostUserInputRequest extends UserInputRequest, RequestOrigin {}
+
+/** The answers, by question id (several values for a multi-select question), or a refusal. */
 export type UserInputAnswer = { answers: Record<string, string | string[]> } | { declined: true };
 
-export type UserInputHandler = (request: UserInputRequest, signal: AbortSignal) => Promise<UserInputAnswer>;
+/** Answers one question request; races the stream's `answer()` / `decline()` like an approval handler. */
+export type UserInputHandler = (request: HostUserInputRequest, signal: AbortSignal) => Promise<UserInputAnswer>;
 
 export interface InstructionBundle {
   name: string;

@@ -23,8 +23,10 @@ export type ErrorClassName =
   | "InputError"
   | "JsonRpcError"
   | "LeaseLostError"
+  | "OutputInvalidError"
   | "ProtocolError"
   | "ProviderError"
+  | "ResponseRejectedError"
   | "RunCancelledError"
   | "StoreError"
   | "ThreadBusyError"
@@ -53,6 +55,10 @@ export const ERROR_CODES = {
   driver_contract: { meaning: "a driver broke the Driver SPI contract", errorClass: "DriverContractError", retryable: false },
   feature_unsupported: { meaning: "the driver does not support the feature natively", errorClass: "FeatureUnsupportedError", retryable: false },
   run_cancelled: { meaning: "the run was cancelled", errorClass: "RunCancelledError", retryable: false },
+  // --- answering approvals and questions from the stream ------------------------------------------
+  request_not_pending: { meaning: "no request with that id is waiting for an answer (unknown, or already settled)", errorClass: "ResponseRejectedError", retryable: false },
+  approval_timeout: { meaning: "the request waited longer than `approvalTimeoutMs` and was denied (a question declined)", errorClass: "ResponseRejectedError", retryable: false },
+  response_invalid: { meaning: "the answer does not fit the request (an option it did not offer, an unknown question)", errorClass: "ResponseRejectedError", retryable: false },
   executable_not_found: { meaning: "the provider executable could not be found or started", errorClass: "ExecutableNotFoundError", retryable: false },
   auth_required: { meaning: "the provider needs a login or credentials that are not present", errorClass: "AuthRequiredError", retryable: false },
   driver_closed: { meaning: "the driver was closed before the process could be used", errorClass: "ProviderError", retryable: false },
@@ -86,6 +92,7 @@ export const ERROR_CODES = {
   control_error: { meaning: "the CLI refused a control request", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
   max_turns: { meaning: "the CLI stopped the turn at its maximum number of turns", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
   budget_exceeded: { meaning: "the CLI stopped the turn at its maximum budget", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
+  output_invalid: { meaning: "the run's final answer is not JSON or does not match the `output` schema (raw text in `partial.text`)", errorClass: "OutputInvalidError", retryable: true },
   structured_output_failed: { meaning: "the CLI gave up producing output that matches the schema", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
   session_workspace_mismatch: { meaning: "the session to resume was recorded in another workspace", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
   // --- the wire ----------------------------------------------------------------------------------

@@ -219,6 +219,24 @@ export class FeatureUnsupportedError extends AdaptorError {
   }
 }
 
+/** The codes of a refused stream answer (see {@link ResponseRejectedError}). */
+export type ResponseRejectedCode = "request_not_pending" | "approval_timeout" | "response_invalid";
+
+/**
+ * `stream.respond()` / `answer()` / `decline()` refused an answer, synchronously: the request is not
+ * waiting (`request_not_pending`: unknown id, or already settled by the handler, the policy, a cancel
+ * or an earlier answer; `approval_timeout`: it timed out), or the answer does not fit it
+ * (`response_invalid`). `requestId` names the request.
+ */
+export class ResponseRejectedError extends AdaptorError {
+  declare readonly code: ResponseRejectedCode;
+  readonly requestId: string;
+  constructor(code: ResponseRejectedCode, requestId: string, message: string) {
+    super(code, message);
+    this.requestId = requestId;
+  }
+}
+
 /**
  * Stable codes of a thread store failure:
  * `store_unavailable` (cannot open or reach the database), `store_auth_failed` (credentials or

@@ -26,15 +26,33 @@ export interface EventBase {
 
 export type ToolKind = "command" | "file_change" | "mcp" | "web_search" | "subagent" | "read" | "other";
 
+/**
+ * One choice the provider offers for an approval request. `id` is stable for the provider (Codex's
+ * decision names, the ACP agent's `optionId`, `allow` / `allow_always` / `deny` on Claude) and is
+ * what a decision's `optionId` selects.
+ */
 export interface ApprovalOption {
   id: string;
   label: string;
   kind: "allow_once" | "allow_always" | "deny" | "other";
 }
 
+/**
+ * The answer to an approval request. `optionId` selects one of the request's offered options (the
+ * driver answers exactly that option, e.g. Codex's "allow and remember this command prefix");
+ * without it the driver picks the offered option matching `decision` and `scope`. A deny's
+ * `message` reaches the model where the provider has a field for it (docs/api.md lists which);
+ * `interrupt` also stops the turn.
+ */
 export type ApprovalDecision =
-  | { decision: "allow"; scope?: "once" | "session"; updatedInput?: unknown }
-  | { decision: "deny"; message?: string; interrupt?: boolean };
+  | { decision: "allow"; scope?: "once" | "session"; optionId?: string; updatedInput?: unknown }
+  | { decision: "deny"; message?: string; interrupt?: boolean; optionId?: string };
+
+/** What a host may answer an approval with: a decision, or just the id of an offered option. */
+export type ApprovalResponse = ApprovalDecision | { optionId: string };
+
+/** Who settled an approval request or a question. */
+export type RequestResolver = "handler" | "stream" | "policy" | "cancel" | "timeout";
 
 export interface Question {
   id: string;
@@ -44,6 +62,8 @@ export interface Question {
   multiSelect?: boolean;
   /** A free-text answer is accepted besides the options. */
   allowOther?: boolean;
+  /** The answer is a secret (a password, a token): a UI should mask it. */
+  secret?: boolean;
 }
 
 /**
@@ -148,9 +168,9 @@ export interface EventPayloads {
     summary: string;
     options: ApprovalOption[];
   };
-  "approval.resolved": { requestId: string; decision: ApprovalDecision; by: "handler" | "policy" | "cancel" };
+  "approval.resolved": { requestId: string; decision: ApprovalDecision; by: RequestResolver };
   "question.requested": { requestId: string; questions: Question[] };
-  "question.resolved": { requestId: string; answered: boolean };
+  "question.resolved": { requestId: string; answered: boolean; by: RequestResolver };
   "usage.observed": { usage: Usage };
   /** `count`: how many occurrences one notice stands for, when a flood was coalesced (malformed frames). */
   notice: { level: "info" | "warning"; code: NoticeCode; message: string; count?: number };
