@@ -3,7 +3,8 @@
  * and PostgreSQL stores, or a host's own — runs with the host's own test runner. It checks the
  * contract of `ThreadStore` through its public methods only: records and their copies, typed
  * errors, the single-writer lease (acquire, renew, release, takeover after expiry, atomic
- * acquisition under contention) and durable checkpoints.
+ * acquisition under contention), durable checkpoints and the history of ended runs (appended
+ * under the lease, paged newest first).
  *
  * ```ts
  * import { describe, it } from "vitest";
@@ -20,6 +21,7 @@ import assert from "node:assert/strict";
 import { AdaptorError } from "../errors/index.js";
 import type { NewThreadRecord, ThreadLease, ThreadStore } from "../thread/store.js";
 import type { ConformanceRunner } from "./conformance.js";
+import { registerHistoryCases } from "./thread-store-history-suite.js";
 
 export interface ThreadStoreSuiteOptions {
   /** The `describe`/`it` pair of any runner (vitest, node:test, jest, mocha). */
@@ -388,6 +390,8 @@ export function runThreadStoreSuite(
         }, timeout);
       }
     });
+
+    registerHistoryCases({ runner: options.runner, timeout, withStore, makeStore, reopen, newRecord });
 
     it("close() is idempotent", async () => {
       const store = await makeStore();

@@ -4,6 +4,9 @@
  * `agent-adaptor/testing` (`runThreadStoreSuite`).
  */
 
+import type { AgentEvent } from "../events/types.js";
+import type { InputKind } from "../input/kinds.js";
+
 /** Where a conversation stands after its last run. */
 export interface ThreadCheckpoint {
   /** Completed runs (turns) so far. */
@@ -57,6 +60,60 @@ export interface ThreadListOptions {
   limit?: number;
 }
 
+/** One per-run input as history keeps it: what it was, never its bytes or where it came from. */
+export interface HistoryInput {
+  /** The sanitized name the driver saw (a basename, redacted), never a path. */
+  name: string;
+  kind: InputKind;
+  mediaType: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+/**
+ * One ended run of a thread, as `appendTurn` takes it: its canonical transcript, compacted and
+ * bounded (see docs/threads.md, "History"). The store assigns the turn number.
+ */
+export interface NewHistoryTurn {
+  runId: string;
+  /** How the run ended. */
+  status: "completed" | "failed" | "cancelled";
+  /** ISO-8601: when the run started and when it ended (the host's clock). */
+  startedAt: string;
+  endedAt: string;
+  /** The user's prompt, redacted like events. */
+  prompt: string;
+  /** The run's inputs by name and kind, never their bytes or paths. */
+  inputs: HistoryInput[];
+  /**
+   * The run's events before its terminal event, compacted: deltas merged into their completed
+   * text, tool output deltas merged, long text, outputs, diffs and raw inputs capped with a marker.
+   */
+  events: AgentEvent[];
+  /** Events left out of the middle of a turn whose transcript exceeded the per-turn cap. */
+  omittedEvents?: number;
+}
+
+/** One stored turn of a thread's history. */
+export interface HistoryTurn extends NewHistoryTurn {
+  /** 1, 2, 3, … in the order the thread's runs ended; never reused within the thread. */
+  turn: number;
+}
+
+export interface HistoryOptions {
+  /** Only turns numbered below this (the previous page's `nextBefore`). Default: from the newest. */
+  before?: number;
+  /** At most this many turns (1 to 1000). Default 20. */
+  limit?: number;
+}
+
+/** A page of history, newest turn first. */
+export interface HistoryPage {
+  turns: HistoryTurn[];
+  /** Pass as `before` for the next (older) page; absent when this page reaches the first turn. */
+  nextBefore?: number;
+}
+
 export interface ThreadStore {
   /** Insert a new record. Rejects with `ThreadExistsError` when the id is taken. */
   create(record: NewThreadRecord): Promise<ThreadRecord>;
@@ -84,6 +141,17 @@ export interface ThreadStore {
     owner: string,
     update: { providerSessionId?: string; checkpoint: ThreadCheckpoint },
   ): Promise<ThreadRecord>;
+  /**
+   * Append an ended run to the thread's history as the lease holder, numbered one past the
+   * thread's last turn. Rejects with `LeaseLostError` when `owner` does not hold an unexpired
+   * lease, and with `ThreadNotFoundError` for an unknown id. Durable once resolved.
+   */
+  appendTurn(id: string, owner: string, turn: NewHistoryTurn): Promise<HistoryTurn>;
+  /**
+   * A page of the thread's history, newest turn first. An unknown (or deleted) thread has an
+   * empty history. Deleting a thread deletes its history.
+   */
+  history(id: string, options?: HistoryOptions): Promise<HistoryPage>;
   /** Release connections and handles. */
   close(): Promise<void>;
 }

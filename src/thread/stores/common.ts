@@ -3,7 +3,7 @@
  * the error for a closed store.
  */
 import { ConfigError, StoreError } from "../../errors/index.js";
-import type { NewThreadRecord, ThreadCheckpoint } from "../store.js";
+import type { HistoryOptions, HistoryPage, HistoryTurn, NewHistoryTurn, NewThreadRecord, ThreadCheckpoint } from "../store.js";
 
 /** The fields of a new record a store keeps, copied so later host mutation cannot reach it. */
 export interface NewRecordFields {
@@ -124,4 +124,73 @@ export function checkUpdate(update: { providerSessionId?: string; checkpoint: Th
 export function compareNewestFirst(a: { updatedAt: string; id: string }, b: { updatedAt: string; id: string }): number {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+const TURN_STATUSES = new Set(["completed", "failed", "cancelled"]);
+
+/**
+ * A checked, detached copy of an `appendTurn` entry, as JSON would carry it (what SQL stores
+ * keep), so every store returns the same value. Unknown extra fields are dropped.
+ */
+export function checkNewTurn(turn: NewHistoryTurn): NewHistoryTurn {
+  if (typeof turn !== "object" || turn === null) throw new ConfigError("thread store: the turn must be an object");
+  const status = turn.status;
+  if (typeof status !== "string" || !TURN_STATUSES.has(status)) {
+    throw new ConfigError("thread store: turn.status must be completed, failed or cancelled");
+  }
+  if (!Array.isArray(turn.inputs)) throw new ConfigError("thread store: turn.inputs must be an array");
+  if (!Array.isArray(turn.events)) throw new ConfigError("thread store: turn.events must be an array");
+  const checked: NewHistoryTurn = {
+    runId: requireString(turn.runId, "turn.runId"),
+    status,
+    startedAt: requireString(turn.startedAt, "turn.startedAt"),
+    endedAt: requireString(turn.endedAt, "turn.endedAt"),
+    prompt: requireString(turn.prompt, "turn.prompt"),
+    inputs: turn.inputs,
+    events: turn.events,
+  };
+  if (turn.omittedEvents !== undefined) {
+    if (!Number.isSafeInteger(turn.omittedEvents) || turn.omittedEvents < 0) {
+      throw new ConfigError("thread store: turn.omittedEvents must be a non-negative integer");
+    }
+    checked.omittedEvents = turn.omittedEvents;
+  }
+  return JSON.parse(JSON.stringify(checked)) as NewHistoryTurn;
+}
+
+/** The stored form of a turn without its number (JSON text in SQL stores). */
+export function turnBody(turn: NewHistoryTurn): string {
+  return JSON.stringify(turn);
+}
+
+/** A stored turn from its number and body, with `turn` first. */
+export function turnFromBody(turn: number, body: string | NewHistoryTurn): HistoryTurn {
+  const parsed = typeof body === "string" ? (JSON.parse(body) as NewHistoryTurn) : body;
+  return { turn, ...parsed };
+}
+
+/** `before` (a turn number, exclusive) and `limit` (1..1000, default 20) of a history page. */
+export function checkHistoryOptions(options: HistoryOptions | undefined): { before: number | undefined; limit: number } {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new ConfigError("thread store: history options must be an object");
+  }
+  const { before, limit } = options ?? {};
+  if (before !== undefined && (typeof before !== "number" || !Number.isSafeInteger(before) || before < 1)) {
+    throw new ConfigError("thread store: history before must be a positive integer (a turn number)");
+  }
+  if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 1000)) {
+    throw new ConfigError("thread store: history limit must be an integer from 1 to 1000");
+  }
+  return { before, limit: limit ?? 20 };
+}
+
+/**
+ * A page from the turns a store read newest first, one more than `limit` when there are: the
+ * extra one only says that an older page exists.
+ */
+export function historyPage(newestFirst: HistoryTurn[], limit: number): HistoryPage {
+  const turns = newestFirst.slice(0, limit);
+  const page: HistoryPage = { turns };
+  if (newestFirst.length > limit) page.nextBefore = turns[turns.length - 1]!.turn;
+  return page;
 }

@@ -5,8 +5,31 @@
  * store.
  */
 import { LeaseLostError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
-import type { NewThreadRecord, ThreadCheckpoint, ThreadLease, ThreadListOptions, ThreadRecord, ThreadStore } from "../store.js";
-import { checkLimit, checkNewRecord, checkOwner, checkTtl, checkUpdate, compareNewestFirst, storeClosed } from "./common.js";
+import type {
+  HistoryOptions,
+  HistoryPage,
+  HistoryTurn,
+  NewHistoryTurn,
+  NewThreadRecord,
+  ThreadCheckpoint,
+  ThreadLease,
+  ThreadListOptions,
+  ThreadRecord,
+  ThreadStore,
+} from "../store.js";
+import {
+  checkHistoryOptions,
+  checkLimit,
+  checkNewRecord,
+  checkNewTurn,
+  checkOwner,
+  checkTtl,
+  checkUpdate,
+  compareNewestFirst,
+  historyPage,
+  storeClosed,
+  turnFromBody,
+} from "./common.js";
 
 export interface MemoryThreadStoreOptions {
   /** The store's clock in epoch milliseconds (default `Date.now`); leases expire on it. */
@@ -16,6 +39,8 @@ export interface MemoryThreadStoreOptions {
 interface Entry {
   record: Omit<ThreadRecord, "lease">;
   lease: ThreadLease | undefined;
+  /** The thread's history, oldest first; kept as checked JSON-shaped copies. */
+  turns: HistoryTurn[];
 }
 
 /** A `ThreadStore` kept in this process's memory. */
@@ -62,7 +87,7 @@ export function memoryThreadStore(options: MemoryThreadStoreOptions = {}): Threa
       };
       if (fields.providerSessionId !== undefined) record.providerSessionId = fields.providerSessionId;
       if (fields.parentId !== undefined) record.parentId = fields.parentId;
-      const entry: Entry = { record, lease: undefined };
+      const entry: Entry = { record, lease: undefined, turns: [] };
       entries.set(fields.id, entry);
       return snapshot(entry);
     },
@@ -137,6 +162,27 @@ export function memoryThreadStore(options: MemoryThreadStoreOptions = {}): Threa
       if (providerSessionId !== undefined) entry.record.providerSessionId = providerSessionId;
       entry.record.updatedAt = stamp();
       return snapshot(entry);
+    },
+
+    async appendTurn(id: string, owner: string, input: NewHistoryTurn): Promise<HistoryTurn> {
+      open();
+      const body = checkNewTurn(input);
+      const entry = entries.get(id);
+      if (entry === undefined) throw new ThreadNotFoundError();
+      if (live(entry, now())?.owner !== owner) throw new LeaseLostError();
+      const turn = turnFromBody((entry.turns.at(-1)?.turn ?? 0) + 1, body);
+      entry.turns.push(turn);
+      return structuredClone(turn);
+    },
+
+    async history(id: string, historyOptions?: HistoryOptions): Promise<HistoryPage> {
+      open();
+      const { before, limit } = checkHistoryOptions(historyOptions);
+      const turns = entries.get(id)?.turns ?? [];
+      // Turn numbers are dense from 1, so `before` is an index bound.
+      const end = before === undefined ? turns.length : Math.min(turns.length, before - 1);
+      const newestFirst = turns.slice(Math.max(0, end - limit - 1), end).reverse();
+      return historyPage(structuredClone(newestFirst), limit);
     },
 
     async close(): Promise<void> {

@@ -20,8 +20,31 @@ import { createHash } from "node:crypto";
 import type PgModule from "pg";
 
 import { AdaptorError, ConfigError, LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
-import type { NewThreadRecord, ThreadCheckpoint, ThreadLease, ThreadListOptions, ThreadRecord, ThreadStore } from "../store.js";
-import { checkLimit, checkNewRecord, checkOwner, checkTtl, checkUpdate, storeClosed } from "./common.js";
+import type {
+  HistoryOptions,
+  HistoryPage,
+  HistoryTurn,
+  NewHistoryTurn,
+  NewThreadRecord,
+  ThreadCheckpoint,
+  ThreadLease,
+  ThreadListOptions,
+  ThreadRecord,
+  ThreadStore,
+} from "../store.js";
+import {
+  checkHistoryOptions,
+  checkLimit,
+  checkNewRecord,
+  checkNewTurn,
+  checkOwner,
+  checkTtl,
+  checkUpdate,
+  historyPage,
+  storeClosed,
+  turnBody,
+  turnFromBody,
+} from "./common.js";
 
 /** The part of a `pg` query result the store reads. */
 export interface PostgresQueryResult {
@@ -92,6 +115,17 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     );
     CREATE INDEX IF NOT EXISTS threads_by_updated ON ${s}.threads (updated_at DESC, id);
     CREATE INDEX IF NOT EXISTS threads_by_driver ON ${s}.threads (driver, updated_at DESC, id);`,
+  // 2: thread history, one row per ended run, deleted with its thread. The body is JSON text,
+  // not jsonb: jsonb refuses the NUL character a model's text may contain and reorders keys.
+  (s) => `
+    CREATE TABLE IF NOT EXISTS ${s}.thread_turns (
+      thread_id text NOT NULL REFERENCES ${s}.threads (id) ON DELETE CASCADE,
+      turn      integer NOT NULL,
+      run_id    text NOT NULL,
+      status    text NOT NULL,
+      body      text NOT NULL,
+      PRIMARY KEY (thread_id, turn)
+    );`,
 ];
 
 /** The schema version this code writes. */
@@ -424,6 +458,33 @@ export async function postgresThreadStore(options: PostgresThreadStoreOptions): 
       if (rows[0] !== undefined) return toRecord(rows[0]);
       if (!(await exists(id))) throw new ThreadNotFoundError();
       throw new LeaseLostError();
+    },
+
+    async appendTurn(id: string, owner: string, input: NewHistoryTurn): Promise<HistoryTurn> {
+      const body = checkNewTurn(input);
+      // The lease check and the insert are one statement, so a writer whose lease lapsed appends
+      // nothing. One owner appends one turn at a time (a thread appends once per run).
+      const { rows } = await query(
+        `WITH holder AS (
+           SELECT id FROM ${t} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > ${NOW_MS} FOR UPDATE
+         )
+         INSERT INTO ${s}.thread_turns (thread_id, turn, run_id, status, body)
+         SELECT holder.id, coalesce((SELECT max(turn) FROM ${s}.thread_turns WHERE thread_id = $1), 0) + 1, $3, $4, $5 FROM holder
+         RETURNING turn`,
+        [id, owner, body.runId, body.status, turnBody(body)],
+      );
+      if (rows[0] !== undefined) return turnFromBody(Number(rows[0].turn), body);
+      if (!(await exists(id))) throw new ThreadNotFoundError();
+      throw new LeaseLostError();
+    },
+
+    async history(id: string, historyOptions?: HistoryOptions): Promise<HistoryPage> {
+      const { before, limit } = checkHistoryOptions(historyOptions);
+      const { rows } = await query(
+        `SELECT turn, body FROM ${s}.thread_turns WHERE thread_id = $1 AND turn < $2 ORDER BY turn DESC LIMIT $3`,
+        [id, Math.min(before ?? Infinity, 2 ** 31 - 1), limit + 1],
+      );
+      return historyPage(rows.map((row) => turnFromBody(Number(row.turn), row.body as string)), limit);
     },
 
     async close(): Promise<void> {

@@ -17,8 +17,31 @@ import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 
 import { AdaptorError, LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
-import type { NewThreadRecord, ThreadCheckpoint, ThreadLease, ThreadListOptions, ThreadRecord, ThreadStore } from "../store.js";
-import { checkLimit, checkNewRecord, checkOwner, checkTtl, checkUpdate, storeClosed } from "./common.js";
+import type {
+  HistoryOptions,
+  HistoryPage,
+  HistoryTurn,
+  NewHistoryTurn,
+  NewThreadRecord,
+  ThreadCheckpoint,
+  ThreadLease,
+  ThreadListOptions,
+  ThreadRecord,
+  ThreadStore,
+} from "../store.js";
+import {
+  checkHistoryOptions,
+  checkLimit,
+  checkNewRecord,
+  checkNewTurn,
+  checkOwner,
+  checkTtl,
+  checkUpdate,
+  historyPage,
+  storeClosed,
+  turnBody,
+  turnFromBody,
+} from "./common.js";
 
 export interface SqliteThreadStoreOptions {
   /** How long a write waits for another connection's transaction before failing (default 5000 ms). */
@@ -65,6 +88,15 @@ const MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX threads_by_updated ON threads (updated_at DESC, id);
    CREATE INDEX threads_by_driver ON threads (driver, updated_at DESC, id);`,
+  // 2: thread history, one row per ended run (deleted with its thread).
+  `CREATE TABLE thread_turns (
+     thread_id  TEXT NOT NULL,
+     turn       INTEGER NOT NULL,               -- 1, 2, 3, … per thread
+     run_id     TEXT NOT NULL,
+     status     TEXT NOT NULL,
+     body       TEXT NOT NULL,                  -- JSON NewHistoryTurn
+     PRIMARY KEY (thread_id, turn)
+   ) STRICT;`,
 ];
 
 /** The schema version this code writes. */
@@ -230,6 +262,14 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
     listAll: db.prepare(`SELECT ${columns} FROM threads ORDER BY updated_at DESC, id LIMIT ?`),
     listDriver: db.prepare(`SELECT ${columns} FROM threads WHERE driver = ? ORDER BY updated_at DESC, id LIMIT ?`),
     delete: db.prepare(`DELETE FROM threads WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at <= ?)`),
+    deleteTurns: db.prepare(`DELETE FROM thread_turns WHERE thread_id = ?`),
+    holds: db.prepare(`SELECT 1 FROM threads WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?`).pluck(),
+    appendTurn: db.prepare(
+      `INSERT INTO thread_turns (thread_id, turn, run_id, status, body)
+       SELECT @id, COALESCE(MAX(turn), 0) + 1, @runId, @status, @body FROM thread_turns WHERE thread_id = @id
+       RETURNING turn`,
+    ).pluck(),
+    historyFrom: db.prepare(`SELECT turn, body FROM thread_turns WHERE thread_id = ? AND turn < ? ORDER BY turn DESC LIMIT ?`),
     acquire: db.prepare(
       `UPDATE threads SET lease_owner = @owner, lease_expires_at = @expires
        WHERE id = @id AND (lease_owner IS NULL OR lease_expires_at <= @now OR lease_owner = @owner)`,
@@ -316,7 +356,10 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
 
     async delete(id: string): Promise<boolean> {
       return write(() => {
-        if (sql.delete.run(id, now()).changes === 1) return true;
+        if (sql.delete.run(id, now()).changes === 1) {
+          sql.deleteTurns.run(id);
+          return true;
+        }
         if (sql.exists.get(id) === undefined) return false;
         throw new ThreadBusyError();
       });
@@ -366,6 +409,27 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
         if (row !== undefined) return toRecord(row, at);
         if (sql.exists.get(id) === undefined) throw new ThreadNotFoundError();
         throw new LeaseLostError();
+      });
+    },
+
+    async appendTurn(id: string, owner: string, input: NewHistoryTurn): Promise<HistoryTurn> {
+      const body = checkNewTurn(input);
+      const text = turnBody(body);
+      return write(() => {
+        if (sql.holds.get(id, owner, now()) === undefined) {
+          if (sql.exists.get(id) === undefined) throw new ThreadNotFoundError();
+          throw new LeaseLostError();
+        }
+        const turn = sql.appendTurn.get({ id, runId: body.runId, status: body.status, body: text }) as number;
+        return turnFromBody(turn, body);
+      });
+    },
+
+    async history(id: string, historyOptions?: HistoryOptions): Promise<HistoryPage> {
+      const { before, limit } = checkHistoryOptions(historyOptions);
+      return read(() => {
+        const rows = sql.historyFrom.all(id, before ?? Number.MAX_SAFE_INTEGER, limit + 1) as { turn: number; body: string }[];
+        return historyPage(rows.map((row) => turnFromBody(row.turn, row.body)), limit);
       });
     },
 
