@@ -153,6 +153,8 @@ export {
   ResponseRejectedError,
 } from "./errors/index.js";
 export type { DeliveryPhase, PartialRunOutcome, ProtocolErrorCode, ResponseRejectedCode, StoreErrorCode } from "./errors/index.js";
+/** One setting a stored thread and the agent opening it disagree on (`ThreadIncompatibleError.mismatches`). */
+export type { ThreadMismatch } from "./errors/index.js";
 export { ERROR_CODES, isErrorCode } from "./errors/index.js";
 /** The error a JSON-RPC peer (Codex app-server, an ACP agent) answered with; `rpcCode` holds its code. */
 export { JsonRpcError } from "./process/jsonrpc-error.js";

@@ -100,7 +100,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
 
   const threadHost: ThreadHost = {
     store, driverId: info.id, workspace, start: startChecked, assertOpen, writers,
-    fingerprint: threadFingerprint(driver, info.id, workspace, resources, settings.driverDefaults()),
+    fingerprint: threadFingerprint(driver, info.id, workspace, resources, settings.driverDefaults(), redactor),
     forkSupported: descriptor.features.fork === "native",
     instanceId: `agent_${process.pid}_${randomUUID()}`,
     leaseTtlMs: LEASE_TTL_MS,

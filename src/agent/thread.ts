@@ -18,7 +18,7 @@ import {
   ThreadIncompatibleError,
   ThreadNotFoundError,
 } from "../errors/index.js";
-import { differingDimensions, type ThreadFingerprint } from "../thread/fingerprint.js";
+import { fingerprintMismatches, type ThreadFingerprint } from "../thread/fingerprint.js";
 import type { ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
 import type { ThreadWriters } from "./writer.js";
 
@@ -82,13 +82,17 @@ export function newThreadId(): string {
   return `thr_${randomUUID()}`;
 }
 
-/** Throws unless the record was made by this driver under a compatible configuration. */
+/**
+ * Throws unless the record was made by this driver under a compatible configuration, naming each
+ * differing setting with both values (see `fingerprintMismatches`).
+ */
 export function assertCompatible(host: ThreadHost, record: ThreadRecord): void {
-  if (record.driver !== host.driverId) throw new ThreadIncompatibleError(["driver"]);
-  if (record.fingerprint !== host.fingerprint.value) {
-    const differing = differingDimensions(record.fingerprintParts ?? {}, host.fingerprint.parts);
-    throw new ThreadIncompatibleError(differing.length > 0 ? differing : ["fingerprint"]);
+  if (record.driver !== host.driverId) {
+    const redact = host.fingerprint.redact;
+    throw new ThreadIncompatibleError([{ dimension: "driver", setting: "the driver given to createAgent", recorded: redact(record.driver), current: host.driverId }]);
   }
+  const mismatches = fingerprintMismatches(record, host.fingerprint);
+  if (mismatches.length > 0) throw new ThreadIncompatibleError(mismatches);
 }
 
 export class ThreadHandle implements Thread {
@@ -133,8 +137,9 @@ export class ThreadHandle implements Thread {
     const record = await stored(this.#host.store.create({
       id: options.id ?? newThreadId(),
       driver: parent.driver,
-      fingerprint: parent.fingerprint,
-      fingerprintParts: parent.fingerprintParts,
+      // This agent's form, checked compatible above: a fork of an earlier version's record gets readable parts.
+      fingerprint: this.#host.fingerprint.value,
+      fingerprintParts: this.#host.fingerprint.parts,
       workspace: parent.workspace,
       metadata: { ...parent.metadata, ...options.metadata },
       parentId: parent.id,
@@ -176,7 +181,12 @@ export class ThreadHandle implements Thread {
             const parent = await stored(host.store.get(record.parentId));
             if (parent && parent.checkpoint.turns !== record.checkpoint.turns) {
               // Forking the parent's session now would include turns taken after fork().
-              throw new ThreadIncompatibleError(["parent_checkpoint"]);
+              throw new ThreadIncompatibleError([{
+                dimension: "parent_checkpoint",
+                setting: "the parent thread's turns since fork()",
+                recorded: `${record.checkpoint.turns} turns at fork`,
+                current: `${parent.checkpoint.turns} turns now`,
+              }]);
             }
             binding.fork = true;
           }

@@ -188,8 +188,24 @@ export interface Driver {
    * the effective policy before every run and `prepare()`. Absent: every policy is honoured.
    */
   validatePolicy?(policy: Policy): void;
-  /** A stable identity of the captured config that changes how the provider behaves (executable, home, provider). */
+  /**
+   * A stable identity of the captured config that changes how the provider's process behaves
+   * (executable, home, provider), for reusing a warm process. Held in memory only. A thread's
+   * compatibility uses {@link Driver.compatibility}; only a driver without it has a digest of this
+   * recorded instead (dimension `driver.config`).
+   */
   fingerprint?(): string;
+  /**
+   * The captured settings that decide whether a stored thread can continue under this driver:
+   * readable values keyed by setting name (`provider.id`, `args`, `env.NAME`), each recorded as the
+   * thread's fingerprint dimension `driver.<name>` and named with both values when it differs.
+   * Leave out whatever may change while the conversation stays the same — credentials (API keys,
+   * tokens, header values), endpoints (base URL, port, proxy), and paths that only locate the same
+   * provider (executable, home and config directories) — and the model and effort, which
+   * {@link Driver.defaults} gives. Values must hold no secret; core bounds and redacts them all the
+   * same. The kit's `compatibleEnv`/`compatibleArgs` apply these rules. Absent: see `fingerprint`.
+   */
+  compatibility?(): Record<string, string>;
   /**
    * The model and effort the captured config gives as defaults. Core folds them under the call's
    * options and the agent's `defaults` (a call wins, then the agent, then the driver), so

@@ -200,14 +200,41 @@ export class LeaseLostError extends AdaptorError {
   }
 }
 
+/** One setting that differs between a stored thread and the agent opening it. */
+export interface ThreadMismatch {
+  /** The fingerprint dimension, e.g. `workspace`, `model`, `driver.provider.id`. */
+  dimension: string;
+  /** The host setting behind it, e.g. `createAgent option workspace`, `codex driver config args`. */
+  setting: string;
+  /**
+   * The value the thread was created under: readable, redacted, bounded; `(not set)` when it had
+   * none, and a placeholder when an earlier version recorded only a digest.
+   */
+  recorded: string;
+  /** This agent's value, in the same form. */
+  current: string;
+}
+
 /** The thread was created under a different, incompatible configuration. */
 export class ThreadIncompatibleError extends AdaptorError {
-  /** Names of the fingerprint dimensions that differ (e.g. `["workspace", "driver.config"]`). */
+  /** Names of the fingerprint dimensions that differ (e.g. `["workspace", "model"]`). */
   readonly dimensions: string[];
-  constructor(dimensions: string[]) {
-    super("thread_incompatible", `the thread is incompatible with this agent: ${dimensions.join(", ")} differ`);
-    this.dimensions = dimensions;
+  /** Each differing setting with both values (never a secret: those are not part of the fingerprint). */
+  readonly mismatches: ThreadMismatch[];
+  /** A bare dimension name (no values known) reads `(unknown)` on both sides. */
+  constructor(mismatches: readonly (ThreadMismatch | string)[]) {
+    const full = mismatches.map((m) =>
+      typeof m === "string" ? { dimension: m, setting: m, recorded: "(unknown)", current: "(unknown)" } : { ...m },
+    );
+    super("thread_incompatible", `the thread is incompatible with this agent: ${full.map(describeMismatch).join("; ")}`);
+    this.dimensions = full.map((m) => m.dimension);
+    this.mismatches = full;
   }
+}
+
+function describeMismatch(m: ThreadMismatch): string {
+  if (m.recorded === "(unknown)" && m.current === "(unknown)") return `${m.dimension} differs`;
+  return `${m.dimension} differs (${m.setting}: recorded ${JSON.stringify(m.recorded)}, now ${JSON.stringify(m.current)})`;
 }
 
 /** The driver does not support a feature natively (e.g. fork); nothing is emulated. */

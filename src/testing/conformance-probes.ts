@@ -41,6 +41,7 @@ export function countingDriver(driver: Driver): { driver: Driver; calls: Record<
     close: () => driver.close(),
   };
   if (driver.fingerprint) wrapped.fingerprint = () => driver.fingerprint!();
+  if (driver.compatibility) wrapped.compatibility = () => driver.compatibility!();
   return { driver: wrapped, calls };
 }
 

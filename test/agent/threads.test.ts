@@ -82,7 +82,13 @@ describe("threads through the agent", () => {
     const b = createAgent(driver, { workspace: "/elsewhere", instructions: "be terse", threadStore: store });
     const error = await b.resumeThread(thread.id).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "thread_incompatible", dimensions: ["instructions", "workspace"] });
-    expect(String((error as Error).message)).not.toContain("/elsewhere");
+    // Both values of each differing setting are named; none of them is a secret.
+    expect(error).toMatchObject({
+      mismatches: [
+        { dimension: "instructions", recorded: "(not set)", current: '"be terse"' },
+        { dimension: "workspace", setting: "createAgent option workspace", recorded: "/repo", current: "/elsewhere" },
+      ],
+    });
     expect(driver.probe.calls.run).toBe(0);
     const other = createAgent(fakeDriver({ id: "other" }), { workspace: "/repo", threadStore: store });
     await expect(other.resumeThread(thread.id)).rejects.toMatchObject({ code: "thread_incompatible", dimensions: ["driver"] });

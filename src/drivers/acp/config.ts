@@ -4,9 +4,10 @@
  * traits (where the agent reports usage, which quirks to expect).
  */
 import { createHash } from "node:crypto";
-import { isAbsolute } from "node:path";
+import { basename, isAbsolute } from "node:path";
 import { z } from "zod";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
+import { compatibleArgs, compatibleEnv, isNodeCommand } from "../../driver/kit/compatibility.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../driver/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
@@ -309,6 +310,30 @@ export function configFingerprint(config: ResolvedAcpConfig): string {
     auth: config.auth ? { methodId: config.auth.methodId, meta: config.auth.meta ? digest(JSON.stringify(config.auth.meta)) : null } : null,
     fs: config.clientCapabilities.fs,
   });
+}
+
+/**
+ * The settings a stored thread depends on (see `Driver.compatibility`): which agent (for a
+ * generic `acp()` only: the command's name; a preset's id is the driver id), its arguments with
+ * the start script of a Node-run agent dropped and endpoints masked, the child variables that are
+ * not credentials, endpoints or locations (so a preset's model variable or `--model` stays), and
+ * the file-system capabilities offered. Left out: the command's directory and script path (they
+ * locate the agent), `inheritEnv` (names of host variables: credentials and connection), `cwd`
+ * (where the process starts; the session's directory is the workspace), `auth` (how it signs
+ * in), watchdogs, `initializeTimeoutMs` and the capabilities' `_meta`.
+ */
+export function configCompatibility(config: ResolvedAcpConfig): Record<string, string> {
+  const node = isNodeCommand(config.command) && config.args.length > 0 && !config.args[0]!.startsWith("-");
+  const out: Record<string, string> = {};
+  if (config.preset.id === "acp") out.agent = basename(node ? config.args[0]! : config.command);
+  const args = compatibleArgs(node ? config.args.slice(1) : config.args);
+  if (args !== undefined) out.args = args;
+  const fs = config.clientCapabilities.fs;
+  if (fs.readTextFile || fs.writeTextFile) {
+    out["clientCapabilities.fs"] = [fs.readTextFile ? "readTextFile" : "", fs.writeTextFile ? "writeTextFile" : ""].filter(Boolean).join(", ");
+  }
+  // IS_SANDBOX only tells claude-agent-acp that a root user may skip permission prompts.
+  return { ...out, ...compatibleEnv(config.env, ["IS_SANDBOX"], configSecrets(config)) };
 }
 
 /** Values in the config that must never appear in events, results or errors. */

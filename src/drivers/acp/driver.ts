@@ -24,7 +24,7 @@ import { ProcessBackedDriver } from "../../driver/kit/driver-base.js";
 import type { ConnectionInspection } from "../../driver/kit/inspect.js";
 import type { ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
-import { ACP_CONFIG_SCHEMA, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
+import { ACP_CONFIG_SCHEMA, configCompatibility, configFingerprint, configSecrets, resolveAcpConfig, validateAcpPolicy, type AcpConfig, type ResolvedAcpConfig } from "./config.js";
 import { AcpConnection } from "./connection.js";
 import { inspectConnection, TRANSPORT } from "./inspect.js";
 import { agentCaps } from "./capabilities.js";
@@ -41,6 +41,7 @@ export type AcpProcessStats = ProcessStats;
 /** The ACP driver: the Driver SPI plus process accounting. */
 export interface AcpDriver extends Driver {
   fingerprint(): string;
+  compatibility(): Record<string, string>;
   processes(): AcpProcessStats;
 }
 
@@ -119,6 +120,10 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
 
   fingerprint(): string {
     return configFingerprint(this.#config);
+  }
+
+  compatibility(): Record<string, string> {
+    return configCompatibility(this.#config);
   }
 
   secrets(): string[] {

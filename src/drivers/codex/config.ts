@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { z } from "zod";
 import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
 import { canonicalJson } from "../../driver/signature.js";
+import { compatibleArgs, compatibleEnv } from "../../driver/kit/compatibility.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
 import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow, stringRecord } from "../../driver/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
@@ -263,6 +264,25 @@ export function configSecrets(config: ResolvedCodexConfig): string[] {
 }
 
 const digest = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 16);
+
+/**
+ * The settings a stored thread depends on (see `Driver.compatibility`): the custom provider's id
+ * (Codex files its threads under it) and wire API, extra arguments (endpoints masked) and the
+ * child variables that are not credentials, endpoints or locations. Left out: the executable and
+ * home (they only locate Codex and its threads), the provider's base URL, key variable, headers,
+ * display name and retry/timeout tuning (connection), `experimental` (protocol methods, not the
+ * conversation), `initializeTimeoutMs`, and the model and effort (core's `model`/`effort`).
+ */
+export function configCompatibility(config: ResolvedCodexConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (config.provider !== undefined) {
+    out["provider.id"] = config.provider.id;
+    out["provider.wireApi"] = config.provider.wireApi;
+  }
+  const args = compatibleArgs(config.args);
+  if (args !== undefined) out.args = args;
+  return { ...out, ...compatibleEnv(config.env, [config.provider?.apiKeyEnv], configSecrets(config)) };
+}
 
 /** A stable identity of everything in the config that changes how Codex behaves. */
 export function configFingerprint(config: ResolvedCodexConfig, executablePath: string | undefined): string {

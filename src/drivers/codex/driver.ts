@@ -29,6 +29,7 @@ import type { ProcessStats } from "../../driver/kit/processes.js";
 import { ClaimableStandby } from "../../driver/kit/standby.js";
 import {
   CODEX_CONFIG_SCHEMA,
+  configCompatibility,
   configFingerprint,
   configSecrets,
   resolveCodexConfig,
@@ -66,6 +67,7 @@ export type CodexProcessStats = ProcessStats;
 export interface CodexDriver extends Driver {
   steer(runId: string, text: string, signal: AbortSignal): Promise<void>;
   fingerprint(): string;
+  compatibility(): Record<string, string>;
   processes(): CodexProcessStats;
 }
 
@@ -138,6 +140,10 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
 
   fingerprint(): string {
     return configFingerprint(this.#config, this.#executable?.path);
+  }
+
+  compatibility(): Record<string, string> {
+    return configCompatibility(this.#config);
   }
 
   /** The config's model and effort; core folds them under the call's (see `Driver.defaults`). */

@@ -9,6 +9,7 @@ import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { envName, httpUrl, nonEmptyString, parseOrThrow } from "../../driver/validate-schema.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
+import { compatibleArgs, compatibleEnv, isNodeCommand } from "../../driver/kit/compatibility.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { ConfigError } from "../../errors/index.js";
 import { secretEnvValues } from "../../redact/redact.js";
@@ -210,6 +211,25 @@ export function configFingerprint(config: ResolvedPiConfig): string {
     apiKey: apiKey === undefined ? null : digest(apiKey),
     tools: config.tools ?? null,
   });
+}
+
+/**
+ * The settings a stored thread depends on (see `Driver.compatibility`): a bound provider's wire
+ * API (the encoding Pi's session holds), the built-in tools enabled, extra arguments (the start
+ * script of a Node-run Pi dropped, endpoints masked) and the child variables that are not
+ * credentials, endpoints or locations. Left out: the executable, `agentDir` and `sessionDir` (they
+ * locate Pi and its sessions), `inheritEnv`, the provider's base URL and key (connection), the
+ * further selectable models and the model metadata declared to Pi (image input, context window,
+ * token limit, prices), `initializeTimeoutMs`, and the bound model (core's `model`).
+ */
+export function configCompatibility(config: ResolvedPiConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (config.provider !== undefined) out["provider.api"] = config.provider.api ?? "openai-completions";
+  if (config.tools !== undefined) out.tools = config.tools.length === 0 ? "(none)" : config.tools.join(", ");
+  const node = isNodeCommand(config.executable) && config.args.length > 0 && !config.args[0]!.startsWith("-");
+  const args = compatibleArgs(node ? config.args.slice(1) : config.args);
+  if (args !== undefined) out.args = args;
+  return { ...out, ...compatibleEnv(config.env, [config.provider?.apiKeyEnv], configSecrets(config)) };
 }
 
 /** Values in the config that must never appear in events, results or errors. */

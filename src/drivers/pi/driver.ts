@@ -21,6 +21,7 @@ import {
   BOUND_KEY_ENV,
   BOUND_PROVIDER,
   boundModelsJson,
+  configCompatibility,
   configFingerprint,
   configSecrets,
   PI_CONFIG_SCHEMA,
@@ -43,6 +44,7 @@ export interface PiDriver extends Driver {
   /** Throws `ConfigError` for a policy that needs approvals or a sandbox (Pi has neither). */
   validatePolicy(policy: Policy): void;
   fingerprint(): string;
+  compatibility(): Record<string, string>;
   /** The bound API key (and secret-looking `env` values). */
   secrets(): string[];
   /** Pi's `steer`: delivered after the current tool calls, before the next model call. */
@@ -107,6 +109,10 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
 
   fingerprint(): string {
     return configFingerprint(this.#config);
+  }
+
+  compatibility(): Record<string, string> {
+    return configCompatibility(this.#config);
   }
 
   /**

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
+import { compatibleArgs, compatibleEnv } from "../../driver/kit/compatibility.js";
 import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { childEnvSchema, envName, httpUrl, nonEmptyString, parseOrThrow } from "../../driver/validate-schema.js";
 import { ConfigError } from "../../errors/index.js";
@@ -80,6 +81,23 @@ export function providerKey(config: StreamJsonDriverConfig): string | undefined 
   if (name === undefined) return undefined;
   const value = config.env?.[name] ?? process.env[name];
   return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * The settings a stored thread depends on (see `Driver.compatibility`): the settings files the
+ * CLI loads (they add instructions, hooks and permissions), extra arguments (endpoints masked)
+ * and the child variables that are not credentials, endpoints or locations. Left out: the
+ * executable and config directory (they only locate the CLI and its sessions), the provider
+ * binding (an endpoint and the name of its key variable), `initializeTimeoutMs`, and the model and
+ * effort (core's `model`/`effort`).
+ */
+export function configCompatibility(config: StreamJsonDriverConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (config.settingSources !== undefined) out.settingSources = config.settingSources.length === 0 ? "(none)" : config.settingSources.join(", ");
+  const args = compatibleArgs(config.args);
+  if (args !== undefined) out.args = args;
+  const key = providerKey(config);
+  return { ...out, ...compatibleEnv(config.env, [config.provider?.apiKeyEnv], key === undefined ? [] : [key]) };
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Descriptor, Driver } from "../../driver/types.js";
 import type { ProcessStats } from "../../driver/kit/processes.js";
 import { secretEnvValues } from "../../redact/redact.js";
-import { configFingerprint, STREAM_JSON_CONFIG_SCHEMA, validateStreamJsonConfig, validateStreamJsonPolicy, type StreamJsonDriverConfig } from "./config.js";
+import { configCompatibility, configFingerprint, STREAM_JSON_CONFIG_SCHEMA, validateStreamJsonConfig, validateStreamJsonPolicy, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";
 import { inspectTransient } from "./inspect.js";
 import { Launcher } from "./launcher.js";
@@ -44,6 +44,10 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
 
     fingerprint() {
       return configFingerprint(dialect.id, getLauncher().executable, captured);
+    },
+
+    compatibility() {
+      return configCompatibility(captured);
     },
 
     /** The config's model and effort; core folds them under the call's (see `Driver.defaults`). */
