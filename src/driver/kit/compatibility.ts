@@ -22,13 +22,15 @@ export function shortDigest(text: string): string {
 
 /**
  * `text` bounded to {@link COMPATIBILITY_VALUE_MAX} characters. A cut value keeps its head and
- * ends with its full length and a digest of the whole, so two values that share a long head
- * still differ.
+ * its end (where a setting appended last, such as a model argument, shows) and names its full
+ * length and a digest of the whole, so two values that differ only in the middle still differ.
  */
 export function boundedValue(text: string, max = COMPATIBILITY_VALUE_MAX): string {
   if (text.length <= max) return text;
-  const tail = ` … (${text.length} chars, sha256 ${shortDigest(text)})`;
-  return `${text.slice(0, Math.max(0, max - tail.length))}${tail}`;
+  const note = ` (${text.length} chars, sha256 ${shortDigest(text)})`;
+  const room = Math.max(0, max - note.length - 3);
+  const end = Math.floor(room / 3);
+  return `${text.slice(0, room - end)} … ${text.slice(text.length - end)}${note}`;
 }
 
 /** Names of variables that locate things or reach a server: they never change the conversation. */
@@ -74,11 +76,17 @@ export function isNodeCommand(command: string): boolean {
 }
 
 /**
- * Extra command-line arguments as one readable value, or undefined when there are none. An
- * endpoint inside an argument (`base_url="http://…"`) reads `<url>`, so moving the model server
- * changes nothing. Core redacts known secrets and secret-shaped flags from it.
+ * Extra command-line arguments as one readable value (space-separated, quoted where an argument
+ * holds a space), or undefined when there are none. An endpoint inside an argument
+ * (`base_url="http://…"`) reads `<url>`, so moving the model server changes nothing. Core
+ * redacts known secrets and secret-shaped flags from it.
  */
 export function compatibleArgs(args: readonly string[] | undefined): string | undefined {
   if (args === undefined || args.length === 0) return undefined;
-  return JSON.stringify(args.map((arg) => arg.replace(URL_IN_TEXT, "<url>")));
+  return args.map((arg) => readableArg(arg.replace(URL_IN_TEXT, "<url>"))).join(" ");
+}
+
+/** An argument as a shell would need it: bare when it can be, else JSON-quoted. */
+function readableArg(arg: string): string {
+  return /^[\w@%+=:,./<>"-]+$/.test(arg) ? arg : JSON.stringify(arg);
 }
