@@ -7,6 +7,11 @@ export type { Agent } from "./agent/agent.js";
 export type { RunStream } from "./agent/run-stream.js";
 export type { Thread, ThreadCallOptions } from "./agent/thread.js";
 export type {
+  HistoryInput,
+  HistoryOptions,
+  HistoryPage,
+  HistoryTurn,
+  NewHistoryTurn,
   NewThreadRecord,
   ThreadCheckpoint,
   ThreadLease,

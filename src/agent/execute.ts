@@ -8,7 +8,8 @@ import { randomUUID } from "node:crypto";
 import type { Descriptor, Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
 import { FeatureUnsupportedError, markRunRefusal, RunCancelledError, RunFailedError } from "../errors/index.js";
 import { RunTimeline } from "../events/timeline.js";
-import type { Result } from "../events/types.js";
+import type { AgentEvent, Result } from "../events/types.js";
+import type { HistoryInput } from "../thread/store.js";
 import { withPlaceholders, type Redactor } from "../redact/redact.js";
 import type { InputDiagnosticHandler } from "../input/errors.js";
 import { materializeInputs, type MaterializedInputs } from "../input/materialize.js";
@@ -68,7 +69,14 @@ export interface ThreadRunHooks {
   /** The provider's session id became known. */
   bound(providerSessionId: string): Promise<void>;
   /** Save the checkpoint and release the lease. Called on every ending once `begin` resolved. */
-  end(outcome: { runId: string; status: "completed" | "failed" | "cancelled"; providerSessionId?: string }): Promise<void>;
+  end(outcome: { runId: string; status: "completed" | "failed" | "cancelled"; providerSessionId?: string; turn: RunTurn }): Promise<void>;
+}
+
+/** What a thread's history keeps of a run: its prompt and inputs (redacted) and its events so far. */
+export interface RunTurn {
+  prompt: string;
+  inputs: HistoryInput[];
+  events: AgentEvent[];
 }
 
 export function startExecution(
@@ -134,6 +142,8 @@ interface RunScope {
   readonly options: EffectiveCallOptions;
   readonly controller: AbortController;
   readonly thread: ThreadRunHooks | undefined;
+  /** The caller's prompt, for the thread's history. */
+  readonly prompt: string;
   readonly sink: CheckedSink;
   readonly bridge: HostBridge;
   /** The agent's redactor; once the run's input copies exist, it also hides their paths. */
@@ -185,7 +195,7 @@ async function runToTerminal(
   });
   link.bridge = bridge;
   const scope: RunScope = {
-    context, timeline, options, controller, thread, sink, bridge,
+    context, timeline, options, controller, thread, sink, bridge, prompt,
     redactor: context.redactor,
     delivered: false,
     fatal: undefined,
@@ -311,13 +321,21 @@ async function conclude(scope: RunScope, cancelReason: () => string | undefined,
   const providerSessionId = scope.response?.providerSessionId ?? sink.providerSessionId;
   if (thread && binding) {
     try {
-      await thread.end({ runId: scope.timeline.runId, status: runStatus(seen), ...(providerSessionId !== undefined ? { providerSessionId } : {}) });
+      await thread.end({ runId: scope.timeline.runId, status: runStatus(seen), ...(providerSessionId !== undefined ? { providerSessionId } : {}), turn: runTurn(scope) });
     } catch (error) {
       seen.fatal ??= error;
     }
   }
   await keepOrRetireWriter(scope, seen, providerSessionId);
   return publishOutcome(scope, decideOutcome(seen, cancelReason()), providerSessionId, startedAt);
+}
+
+/** The run as history keeps it: prompt, input names and events redacted, no input bytes or paths. */
+function runTurn(scope: RunScope): RunTurn {
+  const redact = (text: string) => scope.redactor.redactText(text);
+  const inputs = (scope.materialized?.inputs ?? []).map((input) => ({ name: redact(input.name), kind: input.kind, mediaType: input.mediaType, size: input.size }));
+  // Model output is published as written; at rest it is redacted too, so an echoed key is not kept.
+  return { prompt: redact(scope.prompt), inputs, events: scope.redactor.redactValue(scope.timeline.transcript()) };
 }
 
 /** A completed thread turn's warm writer is kept for the next turn; any other run's is retired. */

@@ -4,7 +4,7 @@
  * renew the lease while the run lives, and save the checkpoint before the terminal event.
  */
 import { randomUUID } from "node:crypto";
-import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "./execute.js";
+import type { EffectiveCallOptions, RunTurn, ThreadBinding, ThreadRunHooks } from "./execute.js";
 import type { CallOptions } from "./options.js";
 import type { Result } from "../events/types.js";
 import { drainRun, type RunStream } from "./run-stream.js";
@@ -19,7 +19,8 @@ import {
   ThreadNotFoundError,
 } from "../errors/index.js";
 import { fingerprintMismatches, type ThreadFingerprint } from "../thread/fingerprint.js";
-import type { ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
+import type { HistoryOptions, HistoryPage, NewHistoryTurn, ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
+import { capText, compactTranscript } from "../thread/transcript.js";
 import type { ThreadWriters } from "./writer.js";
 
 /** Call options of a thread run. */
@@ -36,6 +37,11 @@ export interface Thread {
   fork(options?: { id?: string; metadata?: Record<string, string> }): Promise<Thread>;
   /** A snapshot of the stored record. */
   info(): Promise<ThreadRecord>;
+  /**
+   * The thread's ended runs, newest first, a page at a time: pass the page's `nextBefore` as
+   * `before` for the older ones. Rejects with `thread_not_found` once the thread is deleted.
+   */
+  history(options?: HistoryOptions): Promise<HistoryPage>;
 }
 
 /** What a thread needs from its agent. */
@@ -116,6 +122,15 @@ export class ThreadHandle implements Thread {
       throw new ConfigError("waitForLease must be an AbortSignal");
     }
     return this.#host.start(prompt, call, this.#hooks(waitForLease));
+  }
+
+  async history(options?: HistoryOptions): Promise<HistoryPage> {
+    const store = this.#host.store;
+    if (typeof store.history !== "function") throw new ConfigError("the thread store keeps no history: it has no history() method");
+    const page = await stored(store.history(this.id, options));
+    // An empty page is also what a deleted thread has.
+    if (page.turns.length === 0 && !(await stored(store.get(this.id)))) throw new ThreadNotFoundError();
+    return page;
   }
 
   async info(): Promise<ThreadRecord> {
@@ -222,6 +237,7 @@ export class ThreadHandle implements Thread {
         const update: { providerSessionId?: string; checkpoint: ThreadCheckpoint } = { checkpoint: next };
         if (outcome.providerSessionId !== undefined) update.providerSessionId = outcome.providerSessionId;
         try {
+          await appendHistory(host.store, id, owner, outcome);
           await stored(host.store.saveCheckpoint(id, owner, update));
         } catch (error) {
           // The failed checkpoint is the failure to report; a release failing after it adds nothing.
@@ -232,6 +248,34 @@ export class ThreadHandle implements Thread {
       },
     };
   }
+}
+
+/**
+ * Appends the ended run to the thread's history, as the lease holder and before the checkpoint,
+ * so a reader never sees a checkpoint past the history. A store without history (a host's own
+ * written before it existed) keeps none.
+ */
+async function appendHistory(
+  store: ThreadStore,
+  id: string,
+  owner: string,
+  outcome: { runId: string; status: NewHistoryTurn["status"]; turn: RunTurn },
+): Promise<void> {
+  if (typeof store.appendTurn !== "function") return;
+  const { prompt, inputs, events } = outcome.turn;
+  const compacted = compactTranscript(events);
+  const started = events.find((event) => event.type === "run.started")?.at ?? Date.now();
+  const turn: NewHistoryTurn = {
+    runId: outcome.runId,
+    status: outcome.status,
+    startedAt: new Date(started).toISOString(),
+    endedAt: new Date().toISOString(),
+    prompt: capText(prompt),
+    inputs,
+    events: compacted.events,
+  };
+  if (compacted.omittedEvents !== undefined) turn.omittedEvents = compacted.omittedEvents;
+  await stored(store.appendTurn(id, owner, turn));
 }
 
 function pause(ms: number, ...signals: AbortSignal[]): Promise<void> {
