@@ -31,7 +31,7 @@ describe.skipIf(recorded.length === 0)("pi mapper on recorded frames", () => {
   it("command: the bash call with its output, then the answer", async () => {
     const { events, stopReason, finalText } = await replayPi(framesOf("pi", "command"));
     expect(tools(events)).toEqual([{ callId: "call_proof", kind: "command", status: "completed" }]);
-    expect(events.find((e) => e.type === "tool.started")).toMatchObject({ title: "bash", input: { command: expect.stringContaining("proof.txt") } });
+    expect(events.find((e) => e.type === "tool.started")).toMatchObject({ name: "bash", command: expect.stringContaining("proof.txt"), rawInput: { command: expect.stringContaining("proof.txt") } });
     expect(events.find((e) => e.type === "tool.completed")).toMatchObject({ output: expect.stringContaining("wrote-proof") });
     expect(events.findIndex((e) => e.type === "tool.completed")).toBeLessThan(events.findIndex((e) => e.type === "message.completed"));
     expect(finalText).toBe("The proof file is written.");

@@ -1,25 +1,19 @@
 /**
  * Pi's RPC events as canonical events. Assistant text and thinking stream through
  * `message_update` (`text_delta`, `thinking_delta`) and are completed by `message_end`, which also
- * carries the message's usage with cost; tools are `tool_execution_start/update/end` (an update
- * carries the accumulated output, so it replaces, never appends). Every update repeats the whole
- * partial message: only the deltas are read.
+ * carries the message's usage with cost; tools are `tool_execution_start/update/end`, mapped by
+ * ./tool-calls.ts. Every update repeats the whole partial message: only the deltas are read.
  */
-import type { DriverEvent, ToolKind } from "../../events/types.js";
+import type { DriverEvent } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import { arr, isObject, num, str, type Json } from "../../driver/json.js";
+import { PiToolCalls } from "./tool-calls.js";
 
 const PROVIDER = "pi";
 
 type Emit = (event: DriverEvent) => Promise<void>;
 
-/** The canonical kind of one of Pi's tools. */
-export function toolKind(name: string): ToolKind {
-  if (name === "bash") return "command";
-  if (name === "edit" || name === "write") return "file_change";
-  if (name === "read" || name === "grep" || name === "find" || name === "ls") return "read";
-  return "other";
-}
+export { toolKind } from "./tools.js";
 
 /** A message's `usage` (tokens, and cost when the model declares prices) in canonical keys. */
 export function messageUsage(value: unknown): Usage | undefined {
@@ -49,13 +43,6 @@ export function messageText(message: unknown): string {
     .join("");
 }
 
-function toolOutput(result: unknown): string | undefined {
-  if (!isObject(result)) return undefined;
-  const parts = arr(result.content).filter(isObject);
-  if (parts.length === 0) return undefined;
-  return parts.map((c) => (c.type === "text" ? (str(c.text) ?? "") : `[${String(c.type)}]`)).join("");
-}
-
 /** Pi's events that carry nothing a run reports (the run loop reads `agent_end` itself). */
 const KNOWN_UNMAPPED: ReadonlySet<string> = new Set([
   "agent_start",
@@ -77,25 +64,23 @@ interface OpenSegment {
   text: string;
 }
 
-interface OpenTool {
-  completed: boolean;
-}
-
 /** One run's mapping state. */
 export class PiEventMapper {
   readonly #emit: Emit;
   #messages = 0;
   #text: OpenSegment | undefined;
   #thinking: OpenSegment | undefined;
-  readonly #tools = new Map<string, OpenTool>();
+  readonly #tools: PiToolCalls;
   #usage: Usage | undefined;
   /** The last assistant message of the run, as `message_end` reported it. */
   lastAssistant: Json | undefined;
   /** Text of the last assistant message that had any. */
   finalText = "";
 
-  constructor(emit: Emit) {
+  /** `workspace`: where an edit or write call's file is read for its diff. */
+  constructor(emit: Emit, workspace?: string) {
     this.#emit = emit;
+    this.#tools = new PiToolCalls(emit, workspace);
   }
 
   get usage(): Usage | undefined {
@@ -104,9 +89,7 @@ export class PiEventMapper {
 
   /** Tools started and not yet ended. */
   get activeTools(): number {
-    let n = 0;
-    for (const t of this.#tools.values()) if (!t.completed) n++;
-    return n;
+    return this.#tools.active;
   }
 
   async handle(event: Json): Promise<void> {
@@ -119,11 +102,11 @@ export class PiEventMapper {
       case "message_end":
         return this.#messageEnd(event);
       case "tool_execution_start":
-        return this.#toolStart(event);
+        return this.#tools.start(event);
       case "tool_execution_update":
-        return this.#toolUpdate(event);
+        return this.#tools.update(event);
       case "tool_execution_end":
-        return this.#toolEnd(event);
+        return this.#tools.end(event);
       case "auto_retry_start":
         return this.#emit({
           type: "notice",
@@ -148,6 +131,7 @@ export class PiEventMapper {
   async #update(event: Json): Promise<void> {
     const sub = isObject(event.assistantMessageEvent) ? event.assistantMessageEvent : undefined;
     if (sub === undefined) return;
+    if (typeof sub.type === "string" && sub.type.startsWith("toolcall_")) return this.#tools.streamed(sub);
     const delta = str(sub.delta);
     if (sub.type === "text_delta" && delta !== undefined && delta !== "") {
       this.#text ??= { itemId: `pi_message_${this.#messages}`, text: "" };
@@ -183,50 +167,9 @@ export class PiEventMapper {
     if (text !== undefined) await this.#emit({ type: "message.completed", itemId: text.itemId, text: text.text, provenance: { provider: PROVIDER, event: source } });
   }
 
-  async #toolStart(event: Json): Promise<void> {
-    const callId = str(event.toolCallId);
-    if (callId === undefined || this.#tools.has(callId)) return;
-    this.#tools.set(callId, { completed: false });
-    const name = str(event.toolName) ?? "tool";
-    const started: DriverEvent = { type: "tool.started", callId, kind: toolKind(name), title: name, provenance: { provider: PROVIDER, itemId: callId, event: "tool_execution_start" } };
-    if (event.args !== undefined) started.input = event.args;
-    await this.#emit(started);
-  }
-
-  async #toolUpdate(event: Json): Promise<void> {
-    const callId = str(event.toolCallId);
-    const tool = callId === undefined ? undefined : this.#tools.get(callId);
-    if (tool === undefined || tool.completed) return;
-    const output = toolOutput(event.partialResult);
-    if (output === undefined) return;
-    await this.#emit({ type: "tool.updated", callId: callId!, output, provenance: { provider: PROVIDER, itemId: callId!, event: "tool_execution_update" } });
-  }
-
-  async #toolEnd(event: Json): Promise<void> {
-    const callId = str(event.toolCallId);
-    if (callId === undefined) return;
-    const tool = this.#tools.get(callId);
-    if (tool?.completed === true) return;
-    if (tool === undefined) await this.#toolStart(event);
-    this.#tools.set(callId, { completed: true });
-    const done: DriverEvent = {
-      type: "tool.completed",
-      callId,
-      status: event.isError === true ? "failed" : "completed",
-      provenance: { provider: PROVIDER, itemId: callId, event: "tool_execution_end" },
-    };
-    const output = toolOutput(event.result);
-    if (output !== undefined) done.output = output;
-    await this.#emit(done);
-  }
-
   /** Closes every item still open (a cancelled or failed turn): open text, and tools as cancelled. */
   async finish(): Promise<void> {
     await this.#closeSegments("finish");
-    for (const [callId, tool] of this.#tools) {
-      if (tool.completed) continue;
-      tool.completed = true;
-      await this.#emit({ type: "tool.completed", callId, status: "cancelled", provenance: { provider: PROVIDER, itemId: callId } });
-    }
+    await this.#tools.finish();
   }
 }

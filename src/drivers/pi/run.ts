@@ -38,7 +38,7 @@ const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Err
 export async function runPiTurn(request: RunRequest, sink: EventSink, signal: AbortSignal, context: PiRunContext): Promise<RunResponse> {
   signal.throwIfAborted();
   const emitter = new OrderedEmitter(sink);
-  const mapper = new PiEventMapper(emitter.emit);
+  const mapper = new PiEventMapper(emitter.emit, request.workspace);
   let agentEnded!: () => void;
   const agentEnd = new Promise<void>((resolve) => (agentEnded = resolve));
   let prompted = false;
