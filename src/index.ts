@@ -45,6 +45,7 @@ export type {
 } from "./input/index.js";
 export type { Result, RawRecord } from "./events/types.js";
 export type { AgentOptions, CallDefaults, CallOptions, EventBufferOptions } from "./agent/options.js";
+export type { OutputMode, OutputOption, OutputSchema, OutputSpec, StructuredOf } from "./agent/structured/types.js";
 export type {
   ApprovalHandler,
   ApprovalRequest,
@@ -154,10 +155,11 @@ export {
   ProviderError,
   RunCancelledError,
   RunFailedError,
+  OutputInvalidError,
   StoreError,
   ResponseRejectedError,
 } from "./errors/index.js";
-export type { DeliveryPhase, PartialRunOutcome, ProtocolErrorCode, ResponseRejectedCode, StoreErrorCode } from "./errors/index.js";
+export type { DeliveryPhase, OutputIssueInfo, PartialRunOutcome, ProtocolErrorCode, ResponseRejectedCode, StoreErrorCode } from "./errors/index.js";
 /** One setting a stored thread and the agent opening it disagree on (`ThreadIncompatibleError.mismatches`). */
 export type { ThreadMismatch } from "./errors/index.js";
 export { ERROR_CODES, isErrorCode } from "./errors/index.js";

@@ -14,6 +14,8 @@ import { resolveResources } from "../resources/resolve.js";
 import { startExecution, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
 import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
 import type { AgentOptions, CallOptions } from "./options.js";
+import type { OutputOption, StructuredOf } from "./structured/types.js";
+import { nativeOutputSchema } from "./structured/delivery.js";
 import { PrepareCoordinator, raceAbort, StandbySlot } from "./prepare.js";
 import { DEFAULT_THREAD_WRITER_IDLE_MS, ThreadWriters } from "./writer.js";
 import type { Result } from "../events/types.js";
@@ -32,8 +34,9 @@ export interface Agent extends AsyncDisposable {
   /** Optional: initialize the provider and keep one unbound standby process when the driver can. */
   prepare(options?: { signal?: AbortSignal }): Promise<PrepareReport>;
   /** `stream()` drained to its result. */
-  run(prompt: string, options?: CallOptions): Promise<Result>;
-  stream(prompt: string, options?: CallOptions): RunStream;
+  run<O extends OutputOption | undefined = undefined>(prompt: string, options?: CallOptions<O>): Promise<Result<StructuredOf<O>>>;
+  /** `result.structured` is typed from `options.output` (see `StructuredOf`). */
+  stream<O extends OutputOption | undefined = undefined>(prompt: string, options?: CallOptions<O>): RunStream<StructuredOf<O>>;
   /** Start a durable conversation; `id` may be a host-owned key such as `"tenant-42/issue-123"`. */
   startThread(options?: { id?: string; metadata?: Record<string, string> }): Promise<Thread>;
   /** Open a stored conversation; rejects with `ThreadIncompatibleError` before any process starts. */
@@ -122,11 +125,12 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
         throw redactedUnlessReason(redactor, error, call.signal);
       });
     },
-    stream: (prompt, call) => startChecked(prompt, call),
+    // The structured value was validated against `call.output` before the result resolved.
+    stream: <O extends OutputOption | undefined>(prompt: string, call?: CallOptions<O>) => startChecked(prompt, call) as RunStream<StructuredOf<O>>,
     startThread: (threadOptions) => startThreadHandle(threadHost, threadOptions),
     resumeThread: (id) => resumeThreadHandle(threadHost, id),
     // async: a call refused synchronously by stream() rejects instead of throwing.
-    run: async (prompt, call) => drained(agent.stream(prompt, call)),
+    run: async <O extends OutputOption | undefined>(prompt: string, call?: CallOptions<O>) => drained(agent.stream(prompt, call)),
     close() {
       closing ??= shutDown({ coordinator, activeInspections, activeRuns, slot, writers, driver, ownedStore: ownsStore ? store : undefined });
       return closing;
@@ -137,7 +141,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
 }
 
 /** `stream()` drained to its result. */
-async function drained(stream: RunStream): Promise<Result> {
+async function drained<T>(stream: RunStream<T>): Promise<Result<T>> {
   return drainRun(stream);
 }
 
@@ -228,6 +232,8 @@ function executionContext(agent: {
       if (thread) use.thread = { ...thread };
       if (call.model !== undefined) use.model = call.model;
       if (call.effort !== undefined) use.effort = call.effort;
+      const outputSchema = nativeOutputSchema(call.output, descriptor.features.structuredOutput);
+      if (outputSchema !== undefined) use.outputSchema = outputSchema;
       const signature = agent.settings.signature(call);
       const canServe = (standby: StandbyHandle) => standbyServes(driver, use, standby);
       // The thread's warm writer first; one that cannot serve this run is retired (writer.ts).

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Descriptor, Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
-import { FeatureUnsupportedError, markRunRefusal, RunCancelledError, RunFailedError } from "../errors/index.js";
+import { markRunRefusal, RunCancelledError, RunFailedError } from "../errors/index.js";
 import { RunTimeline } from "../events/timeline.js";
 import type { AgentEvent, Result } from "../events/types.js";
 import type { HistoryInput } from "../thread/store.js";
@@ -22,6 +22,9 @@ import { CheckedSink } from "./sink.js";
 import { midRunInput } from "./mid-run.js";
 import { createHostBridge, type HostBridge } from "./host-bridge.js";
 import { decideOutcome, failureOf, runStatus, type RunObservation, type RunOutcome } from "./outcome.js";
+import { decodeStructured } from "./structured/decode.js";
+import { deliverOutput, outputDelivery, outputFailure, type OutputDelivery } from "./structured/delivery.js";
+import type { ResolvedOutput } from "./structured/resolve.js";
 
 export interface ExecutionContext {
   driver: Driver;
@@ -32,7 +35,7 @@ export interface ExecutionContext {
   redactor: Redactor;
   /** The driver's static input capabilities and the agent's limits. */
   inputs: { capabilities: Descriptor["inputs"]; limits?: InputLimits; onDiagnostic?: InputDiagnosticHandler };
-  /** Whether the driver honours `outputSchema` (`descriptor().features.structuredOutput`). */
+  /** Whether the driver honours `RunRequest.outputSchema` natively (`descriptor().features.structuredOutput`). */
   structuredOutput: boolean;
   /** `AgentOptions.startupTimeoutMs`, defaulted (see `startup-deadline.ts`). */
   startupTimeoutMs: number;
@@ -50,7 +53,7 @@ export interface ExecutionContext {
   track(run: { cancel(reason: unknown): void; settled: Promise<void> }): () => void;
 }
 
-export type EffectiveCallOptions = Omit<CallOptions, "signal"> & { policy: Policy };
+export type EffectiveCallOptions = Omit<CallOptions, "signal" | "output" | "outputSchema"> & { policy: Policy; output?: ResolvedOutput };
 
 export interface ThreadBinding {
   id: string;
@@ -154,6 +157,8 @@ interface RunScope {
   binding: ThreadBinding | undefined;
   standby: StandbyHandle | undefined;
   materialized: MaterializedInputs | undefined;
+  /** How the call's structured output reaches the model, decided before launch. */
+  outputDelivery?: OutputDelivery;
   response: RunResponse | undefined;
   thrown: unknown;
 }
@@ -237,10 +242,8 @@ async function launch(scope: RunScope, prompt: string, failFatally: (failure: un
   const signal = scope.controller.signal;
   await timeline.publish({ type: "run.started", driver: context.driverId, ...(options.model ? { model: options.model } : {}) });
   signal.throwIfAborted();
-  if (options.outputSchema !== undefined && !context.structuredOutput) {
-    // Refused before anything launches: a driver that cannot honour it would silently drop it.
-    throw new FeatureUnsupportedError("structured output (outputSchema)", context.driverId);
-  }
+  // Refused before anything launches: a driver that cannot honour it would silently drop it.
+  if (options.output !== undefined) scope.outputDelivery = outputDelivery(options.output, context.structuredOutput, context.driverId);
   if (options.inputs && options.inputs.length > 0) {
     // Copied, hashed and checked before any lease, process or prompt.
     scope.materialized = await materializeInputs(options.inputs, {
@@ -296,7 +299,7 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
   };
   if (options.model !== undefined) request.model = options.model;
   if (options.effort !== undefined) request.effort = options.effort;
-  if (options.outputSchema !== undefined) request.outputSchema = options.outputSchema;
+  if (options.output !== undefined && scope.outputDelivery !== undefined) deliverOutput(request, options.output, scope.outputDelivery);
   if (options.metadata !== undefined) request.metadata = { ...options.metadata };
   if (scope.binding) request.thread = { ...scope.binding };
   if (scope.standby) request.standby = scope.standby;
@@ -385,6 +388,7 @@ async function publishOutcome(scope: RunScope, outcome: RunOutcome, providerSess
 
 async function publishCompleted(scope: RunScope, completed: RunResponse, providerSessionId: string | undefined, startedAt: number): Promise<Result> {
   const { timeline, redactor, context } = scope;
+  const structured = scope.options.output === undefined ? undefined : await structuredOrFail(scope, scope.options.output, completed, providerSessionId);
   const result: Result = {
     runId: timeline.runId,
     status: "completed",
@@ -398,11 +402,21 @@ async function publishCompleted(scope: RunScope, completed: RunResponse, provide
     }),
   };
   if (scope.thread) result.threadId = scope.thread.threadId;
-  if (completed.structured !== undefined) result.structured = completed.structured;
+  if (structured !== undefined) result.structured = structured.value;
   if (completed.usage !== undefined) result.usage = { ...completed.usage };
   if (providerSessionId !== undefined) result.providerSessionId = providerSessionId;
   await timeline.finish({ type: "run.completed", result });
   return result;
+}
+
+/** The validated structured value; otherwise `run.failed` with `output_invalid`, rejecting with `OutputInvalidError`. */
+async function structuredOrFail(scope: RunScope, output: ResolvedOutput, completed: RunResponse, providerSessionId: string | undefined): Promise<{ value: unknown }> {
+  const decoded = await decodeStructured(output, completed);
+  if (decoded.ok) return { value: decoded.value };
+  const partial = { runId: scope.timeline.runId, ...(providerSessionId !== undefined ? { providerSessionId } : {}) };
+  const { failure, error } = outputFailure(decoded, completed, partial, scope.redactor);
+  await scope.timeline.finish({ type: "run.failed", error: failure });
+  throw error;
 }
 
 /**

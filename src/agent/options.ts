@@ -18,6 +18,7 @@ import type {
   ToolDeclaration,
   UserInputHandler,
 } from "../driver/vocabulary.js";
+import type { OutputOption } from "./structured/types.js";
 
 export interface EventBufferOptions {
   /** Maximum events held for a slow consumer. Default 1024. */
@@ -47,13 +48,25 @@ export interface CallDefaults {
    */
   approvalTimeoutMs?: number;
   metadata?: Record<string, string>;
+  /**
+   * Structured output: a Standard Schema (zod 4, valibot, ...), a JSON Schema, or
+   * `{ schema, mode }` (see {@link OutputMode}). `result.structured` holds the validated value;
+   * an answer that is not JSON or fails the schema rejects with `OutputInvalidError`.
+   */
+  output?: OutputOption;
+  /** @deprecated Use `output` (a JSON Schema given here means `output: schema`). Not both. */
   outputSchema?: JsonSchema;
   /** `true`: never use the prepared standby. */
   spawn?: boolean;
 }
 
-/** Options of one `run()` / `stream()` call. */
-export interface CallOptions extends CallDefaults {
+/**
+ * Options of one `run()` / `stream()` call. `O` is the call's `output`, from which
+ * `result.structured` takes its type ({@link StructuredOf}).
+ */
+export interface CallOptions<O extends OutputOption | undefined = OutputOption | undefined> extends Omit<CallDefaults, "output"> {
+  /** {@inheritDoc CallDefaults.output} */
+  output?: O;
   signal?: AbortSignal;
   /**
    * Per-run images, files and audio (`input.fromPath`, `input.fromFS`, `input.fromOpener`).
@@ -120,6 +133,7 @@ export const CALL_OPTION_KEYS = {
   onUserInput: "defaultable",
   approvalTimeoutMs: "defaultable",
   metadata: "defaultable",
+  output: "defaultable",
   outputSchema: "defaultable",
   spawn: "defaultable",
   signal: "call-only",

@@ -10,13 +10,17 @@ import { signatureOf } from "../driver/signature.js";
 import type { JsonSchema } from "../driver/vocabulary.js";
 import type { EffectiveCallOptions } from "./execute.js";
 import type { CallDefaults, CallOptions } from "./options.js";
+import { resolveOutput, type ResolvedOutput } from "./structured/resolve.js";
+import type { OutputOption } from "./structured/types.js";
 
 export class CallSettings {
   readonly #driver: Driver;
   readonly #driverId: string;
   readonly #workspace: string;
   readonly #resources: ResolvedResources;
-  readonly #defaults: Omit<CallDefaults, "onApproval" | "onUserInput">;
+  readonly #defaults: Omit<CallDefaults, "onApproval" | "onUserInput" | "output" | "outputSchema">;
+  /** The default `output`, resolved once (a schema object is not cloneable data). */
+  readonly #output: ResolvedOutput | undefined;
   readonly #handlers: Pick<CallDefaults, "onApproval" | "onUserInput">;
   /** The driver config's model and effort, below the agent's defaults and the call's options. */
   readonly #driverDefaults: ModelDefaults;
@@ -27,19 +31,23 @@ export class CallSettings {
     this.#workspace = workspace;
     this.#resources = resources;
     // Copied now: the host may reuse its objects; handlers are functions and kept as given.
-    this.#defaults = structuredClone({ ...defaults, onApproval: undefined, onUserInput: undefined });
+    const { output, outputSchema, ...plain } = defaults ?? {};
+    this.#defaults = structuredClone({ ...plain, onApproval: undefined, onUserInput: undefined });
+    this.#output = outputOf(output, outputSchema);
     this.#handlers = { onApproval: defaults?.onApproval, onUserInput: defaults?.onUserInput };
     this.#driverDefaults = driverDefaults(driver);
   }
 
   /** The call's settings over the defaults, copied now: the caller may reuse its arrays and objects. */
   effective(call: CallOptions = {}): EffectiveCallOptions {
-    const { signal: _signal, ...rest } = call;
+    const { signal: _signal, output, outputSchema, ...rest } = call;
     const defaults = this.#defaults;
     const merged: EffectiveCallOptions = { ...defaults, ...this.#handlers, ...rest, policy: { ...defaults.policy, ...rest.policy } };
     if (rest.inputs !== undefined) merged.inputs = [...rest.inputs];
     if (rest.metadata !== undefined) merged.metadata = { ...rest.metadata };
-    if (rest.outputSchema !== undefined) merged.outputSchema = copyOutputSchema(rest.outputSchema);
+    // The call's output (or its deprecated outputSchema) replaces the default's.
+    const resolved = output !== undefined || outputSchema !== undefined ? outputOf(output, outputSchema) : this.#output;
+    if (resolved !== undefined) merged.output = resolved;
     merged.model ??= this.#driverDefaults.model;
     merged.effort ??= this.#driverDefaults.effort;
     for (const key of Object.keys(merged) as (keyof EffectiveCallOptions)[]) {
@@ -76,10 +84,11 @@ function driverDefaults(driver: Driver): ModelDefaults {
   return found;
 }
 
-function copyOutputSchema(schema: JsonSchema): JsonSchema {
-  try {
-    return structuredClone(schema);
-  } catch {
-    throw new ConfigError("outputSchema must be a JSON Schema object");
+/** One scope's `output`, or its deprecated `outputSchema` (a JSON Schema in mode "native"), resolved. */
+function outputOf(output: OutputOption | undefined, outputSchema: JsonSchema | undefined): ResolvedOutput | undefined {
+  if (output !== undefined && outputSchema !== undefined) {
+    throw new ConfigError("pass output or the deprecated outputSchema, not both", "config_invalid");
   }
+  const option = output ?? outputSchema;
+  return option === undefined ? undefined : resolveOutput(option);
 }

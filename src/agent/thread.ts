@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { EffectiveCallOptions, RunTurn, ThreadBinding, ThreadRunHooks } from "./execute.js";
 import type { CallOptions } from "./options.js";
+import type { OutputOption, StructuredOf } from "./structured/types.js";
 import type { Result } from "../events/types.js";
 import { drainRun, type RunStream } from "./run-stream.js";
 import {
@@ -24,15 +25,16 @@ import { capText, compactTranscript } from "../thread/transcript.js";
 import type { ThreadWriters } from "./writer.js";
 
 /** Call options of a thread run. */
-export interface ThreadCallOptions extends CallOptions {
+export interface ThreadCallOptions<O extends OutputOption | undefined = OutputOption | undefined> extends CallOptions<O> {
   /** Wait for a busy thread's lease until this signal aborts, instead of failing with `thread_busy`. */
   waitForLease?: AbortSignal;
 }
 
 export interface Thread {
   readonly id: string;
-  run(prompt: string, options?: ThreadCallOptions): Promise<Result>;
-  stream(prompt: string, options?: ThreadCallOptions): RunStream;
+  /** `result.structured` is typed from `options.output` (see `StructuredOf`). */
+  run<O extends OutputOption | undefined = undefined>(prompt: string, options?: ThreadCallOptions<O>): Promise<Result<StructuredOf<O>>>;
+  stream<O extends OutputOption | undefined = undefined>(prompt: string, options?: ThreadCallOptions<O>): RunStream<StructuredOf<O>>;
   /** A new thread continuing from this one's checkpoint, through the provider's native fork. */
   fork(options?: { id?: string; metadata?: Record<string, string> }): Promise<Thread>;
   /** A snapshot of the stored record. */
@@ -110,18 +112,19 @@ export class ThreadHandle implements Thread {
     this.id = id;
   }
 
-  async run(prompt: string, options?: ThreadCallOptions): Promise<Result> {
+  async run<O extends OutputOption | undefined = undefined>(prompt: string, options?: ThreadCallOptions<O>): Promise<Result<StructuredOf<O>>> {
     // Drained like the agent's run(): requests cannot be answered from this stream.
     return drainRun(this.stream(prompt, options));
   }
 
-  stream(prompt: string, options?: ThreadCallOptions): RunStream {
+  stream<O extends OutputOption | undefined = undefined>(prompt: string, options?: ThreadCallOptions<O>): RunStream<StructuredOf<O>> {
     this.#host.assertOpen();
     const { waitForLease, ...call } = options ?? {};
     if (waitForLease !== undefined && !(waitForLease instanceof AbortSignal)) {
       throw new ConfigError("waitForLease must be an AbortSignal");
     }
-    return this.#host.start(prompt, call, this.#hooks(waitForLease));
+    // The structured value was validated against `call.output` before the result resolved.
+    return this.#host.start(prompt, call, this.#hooks(waitForLease)) as RunStream<StructuredOf<O>>;
   }
 
   async history(options?: HistoryOptions): Promise<HistoryPage> {

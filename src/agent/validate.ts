@@ -8,6 +8,8 @@ import type { ThreadStore } from "../thread/store.js";
 import type { InputDiagnosticHandler } from "../input/errors.js";
 import type { AgentOptions, CallDefaults, CallOptions } from "./options.js";
 import type { ApprovalHandler, Policy, UserInputHandler } from "../driver/vocabulary.js";
+import { isOutputOption } from "./structured/resolve.js";
+import type { OutputOption } from "./structured/types.js";
 import { functionOf, httpUrl, jsonObject, nonEmptyString, stringRecord } from "../driver/validate-schema.js";
 
 const SANDBOX_MODES = { "read-only": true, "workspace-write": true, "full-access": true } satisfies Record<NonNullable<Policy["sandbox"]>, true>;
@@ -29,6 +31,7 @@ const callDefaultsShape = {
   onUserInput: z.union([functionOf<UserInputHandler>(), z.literal("stream")]).optional(),
   approvalTimeoutMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
   metadata: stringRecord.optional(),
+  output: z.custom<OutputOption>(isOutputOption, "expected a Standard Schema, a JSON Schema object or { schema, mode }").optional(),
   outputSchema: jsonObject.optional(),
   spawn: z.boolean().optional(),
 } satisfies Record<keyof CallDefaults, z.ZodType>;

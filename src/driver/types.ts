@@ -88,6 +88,8 @@ export interface StandbyUse {
   model?: string;
   effort?: string;
   policy: Policy;
+  /** The run's JSON Schema when its structured output is delivered natively (`RunRequest.outputSchema`). */
+  outputSchema?: JsonSchema;
 }
 
 export interface PrepareRequest extends InspectRequest {

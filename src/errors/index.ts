@@ -172,6 +172,26 @@ export class RunFailedError extends AdaptorError {
   }
 }
 
+/** One reason a structured value was refused: the schema's message and where in the value. */
+export interface OutputIssueInfo {
+  readonly message: string;
+  /** Keys and indexes from the value's root to the offending member; empty for the root. */
+  readonly path: readonly (string | number)[];
+}
+
+/**
+ * The run completed at the provider but its answer is not the structured output the call's
+ * `output` asked for: not a JSON value, or refused by the schema (`issues`, empty when not JSON).
+ * Code `output_invalid`; the raw final message is in `partial.text`.
+ */
+export class OutputInvalidError extends RunFailedError {
+  readonly issues: readonly OutputIssueInfo[];
+  constructor(message: string, partial: PartialRunOutcome, issues: readonly OutputIssueInfo[] = []) {
+    super({ code: "output_invalid", message, phase: "after_delivery", retryable: true }, partial);
+    this.issues = issues.map((issue) => ({ message: issue.message, path: [...issue.path] }));
+  }
+}
+
 /** No thread with that id exists in the store. */
 export class ThreadNotFoundError extends AdaptorError {
   constructor(message = "no such thread") {

@@ -31,7 +31,6 @@ export const NOTICE_CODES = {
   stop_reason: { meaning: "the turn ended with an unusual stop reason", drivers: ["acp", "pi"] },
   // --- codex -------------------------------------------------------------------------------------
   protocol_error: { meaning: "the app-server stream could not be read past a failure", drivers: ["codex"] },
-  structured_output_invalid: { meaning: "the final message is not valid JSON for the output schema", drivers: ["codex"] },
   unknown_notification: { meaning: "Codex sent a notification this driver does not know", drivers: ["codex"] },
   unknown_server_request: { meaning: "Codex sent a request this driver does not know; it was refused", drivers: ["codex"] },
   mcp_elicitation_declined: { meaning: "an MCP server asked for input; it was declined", drivers: ["codex"] },

@@ -147,7 +147,8 @@ describe("outputSchema", () => {
       run: (request, sink, signal) => (seen.push(request.outputSchema), driver.run(request, sink, signal)),
     };
     const other = createAgent(capable);
-    await other.run("answer as JSON", { outputSchema: { type: "object" } });
+    // The fake answers "ok", which is no JSON: the run fails with output_invalid, never ignored.
+    await expect(other.run("answer as JSON", { outputSchema: { type: "object" } })).rejects.toMatchObject({ code: "output_invalid" });
     expect(seen).toEqual([{ type: "object" }]);
     await other.close();
   });

@@ -28,7 +28,7 @@ export const claudeDialect: StreamJsonDialect = {
     file: { modes: ["native"], mediaTypes: ["application/pdf"] },
     audio: { modes: [] },
   },
-  features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: false },
+  features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true },
 
   defaultExecutable: defaultClaudeExecutable,
   install: CLAUDE_INSTALL,

@@ -1,9 +1,9 @@
 /**
  * A finished turn as the run's response and terminal event: closes what the turn left open, turns
- * a failed turn into its typed error, reads the answer (and its structured output), and announces
+ * a failed turn into its typed error, reads the answer (core decodes structured output from it), and announces
  * `run.completed` — or `run.cancelled` for a turn Codex interrupted itself.
  */
-import type { RunRequest, RunResponse } from "../../driver/types.js";
+import type { RunResponse } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
 import type { DriverEvent } from "../../events/types.js";
 import type { CodexConnection } from "./connection.js";
@@ -13,7 +13,6 @@ import type { TurnMapper, TurnOutcome } from "./events.js";
 /** Resolves with the response once the terminal event is queued; rejects with the turn's failure. */
 export async function finishTurn(
   outcome: TurnOutcome,
-  request: Pick<RunRequest, "outputSchema">,
   mapper: TurnMapper,
   connection: CodexConnection,
   emit: (event: DriverEvent) => Promise<void>,
@@ -32,13 +31,6 @@ export async function finishTurn(
   const tail = stderrExcerpt(connection.process.stderrTail(), 4000);
   if (tail !== "") response.stderrTail = tail;
   if (mapper.usage !== undefined) response.usage = { ...mapper.usage };
-  if (request.outputSchema !== undefined) {
-    try {
-      response.structured = JSON.parse(text) as unknown;
-    } catch {
-      await emit({ type: "notice", level: "warning", code: "structured_output_invalid", message: "the final message is not valid JSON" });
-    }
-  }
   if (status === "interrupted") {
     // Codex stopped the turn itself (e.g. an approval answered "deny and stop").
     await emit({ type: "run.cancelled", reason: "the Codex turn was interrupted" });

@@ -59,7 +59,7 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
     const ended = await awaitTurnEnd(channel);
     await malformed.flush();
     await emitter.drain();
-    const response = await finishTurn(ended, request, mapper, connection, emit, thread.echo);
+    const response = await finishTurn(ended, mapper, connection, emit, thread.echo);
     if (request.keepWarm === true && context.keep && ended.turn.status === "completed" && connection.alive && !signal.aborted) {
       response.writer = context.keep(connection, thread.threadId);
       kept = true;

@@ -22,10 +22,12 @@ export async function acquireProcess(launcher: Launcher, owner: object, request:
   const resume = request.thread?.providerSessionId;
   const fork = resume !== undefined && request.thread?.fork === true;
   // The thread's warm writer is still in the session: the next user line continues it.
-  const warm = !fork && request.standby instanceof StreamJsonWriter && request.standby.session === resume ? request.standby.claim(owner) : undefined;
+  // A structured-output run needs its schema on the command line: only a process started for it serves it.
+  const reusable = request.outputSchema === undefined;
+  const warm = reusable && !fork && request.standby instanceof StreamJsonWriter && request.standby.session === resume ? request.standby.claim(owner) : undefined;
   if (resume !== undefined && !warm) await checkWorkspace(launcher, resume, request.workspace);
 
-  const standby = warm ?? (resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.claim(owner) : undefined);
+  const standby = warm ?? (reusable && resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.claim(owner) : undefined);
   if (standby) return { proc: standby, claimed: true };
   const proc = await launcher.start(request.workspace, {
     ...(request.model !== undefined ? { model: request.model } : {}),
@@ -33,6 +35,7 @@ export async function acquireProcess(launcher: Launcher, owner: object, request:
     policy: request.policy,
     ...(resume !== undefined ? { resume, fork } : {}),
     mcp: request.resources.mcp,
+    ...(request.outputSchema !== undefined ? { outputSchema: request.outputSchema } : {}),
   });
   return { proc, claimed: false };
 }

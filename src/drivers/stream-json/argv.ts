@@ -2,7 +2,7 @@
  * The command line of one CLI process. Credentials never appear here: they travel in the child's
  * environment only.
  */
-import type { McpServerConfig, Policy } from "../../driver/vocabulary.js";
+import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
 import type { StreamJsonDriverConfig } from "./config.js";
 import type { PermissionMode, StreamJsonDialect } from "./dialect.js";
 
@@ -13,6 +13,8 @@ export interface LaunchSettings {
   resume?: string;
   fork?: boolean;
   mcp?: readonly McpServerConfig[];
+  /** The run's structured-output schema: a process setting (`--json-schema`), so such a process serves only its run. */
+  outputSchema?: JsonSchema;
 }
 
 /** What runs: a native binary directly, a JavaScript entry under this Node. */
@@ -42,8 +44,18 @@ export function buildArgs(dialect: StreamJsonDialect, config: StreamJsonDriverCo
   }
   const servers = mcpConfig(launch.mcp ?? []);
   if (servers !== undefined) args.push("--mcp-config", servers);
+  if (launch.outputSchema !== undefined) args.push("--json-schema", jsonSchemaArg(launch.outputSchema));
   args.push(...(config.args ?? []));
   return args;
+}
+
+/**
+ * `--json-schema`: the CLI compiles it with its own draft-07 validator, which refuses any other
+ * `$schema` URI (e.g. zod's 2020-12), so the declaration is left out; the keywords stay as given.
+ */
+function jsonSchemaArg(schema: JsonSchema): string {
+  const { $schema: _declared, ...rest } = schema;
+  return JSON.stringify(rest);
 }
 
 /**

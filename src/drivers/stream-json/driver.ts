@@ -68,6 +68,8 @@ export function createStreamJsonDriver(dialect: StreamJsonDialect, config: Strea
     },
 
     canUseStandby(use, standby) {
+      // `--json-schema` is fixed at spawn: a structured-output run starts its own process.
+      if (use.outputSchema !== undefined) return false;
       // A warm writer is in its session already: it serves that session's next turn, not a fork.
       if (standby instanceof StreamJsonWriter) return use.thread?.providerSessionId === standby.session && use.thread.fork !== true;
       // A session to resume or fork is chosen at spawn (`--resume`, `--fork-session`), so an

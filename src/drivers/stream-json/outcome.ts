@@ -30,6 +30,7 @@ export async function complete(launcher: Launcher, proc: StreamJsonProcess, mapp
   const text = typeof result.result === "string" ? result.result : (mapper.lastText ?? "");
   const response: RunResponse = { text, raw: rawOf(result) };
   if (usage) response.usage = usage;
+  if (result.structured_output !== undefined) response.structured = result.structured_output;
   const sessionId = mapper.sessionId ?? str(result.session_id);
   if (sessionId !== undefined) response.providerSessionId = sessionId;
   await sink.emit({ type: "run.completed", provenance: { provider: dialect.id, event: "result" } });

@@ -110,6 +110,8 @@ export interface ResultLine {
   terminal_reason?: string;
   api_error_status?: number | null;
   stop_reason?: string | null;
+  /** The value the model gave for `--json-schema` (Claude Code), already checked by the CLI against the schema. */
+  structured_output?: unknown;
 }
 
 /** The shared lenient accessors, re-exported for the stream-json modules that read the wire. */
