@@ -9,6 +9,7 @@
 import type { CodexDriverNoticeCode } from "./codes.js";
 import type { DriverEvent, FileChange, McpToolRef, PlanEntry, Provenance, ToolKind } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
+import { CodexTurnUsage } from "./usage.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
 import { bool, claim, list, num, open, readFrame, str, type Lenient, type Unchecked } from "../../driver/lens.js";
 import type { ServerNotification } from "./protocol/ServerNotification.js";
@@ -17,7 +18,6 @@ import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";
 import { fileChangeSummaries, normalizeFileChanges, type FileChangeSummary } from "./tools.js";
 import type { ThreadItem } from "./protocol/v2/ThreadItem.js";
 import type { ThreadTokenUsage } from "./protocol/v2/ThreadTokenUsage.js";
-import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown.js";
 import type { Turn } from "./protocol/v2/Turn.js";
 import type { TurnError } from "./protocol/v2/TurnError.js";
 import type { TurnPlanStep } from "./protocol/v2/TurnPlanStep.js";
@@ -80,32 +80,6 @@ function provenance(event: string, itemId?: string): Provenance {
   return itemId === undefined ? { provider: PROVIDER, event } : { provider: PROVIDER, event, itemId };
 }
 
-/** `TokenUsageBreakdown` → canonical keys; only numbers Codex sent. */
-function breakdown(b: Lenient<TokenUsageBreakdown> | undefined, prefix: "" | "cumulative_"): Usage {
-  const out: Usage = {};
-  if (b === undefined) return out;
-  const set = (key: string, value: unknown) => {
-    const n = num(value);
-    if (n !== undefined) (out as Record<string, number>)[`${prefix}${key}`] = n;
-  };
-  set("input_tokens", b.inputTokens);
-  set("output_tokens", b.outputTokens);
-  set("total_tokens", b.totalTokens);
-  set("cached_input_tokens", b.cachedInputTokens);
-  set("cache_creation_input_tokens", b.cacheWriteInputTokens);
-  set("reasoning_output_tokens", b.reasoningOutputTokens);
-  return out;
-}
-
-/** `thread/tokenUsage/updated`: `last` is the latest model request, `total` the thread's native cumulative snapshot. */
-export function mapUsage(tokenUsage: Lenient<ThreadTokenUsage> | undefined): Usage {
-  if (tokenUsage === undefined) return {};
-  const usage: Usage = { ...breakdown(open(tokenUsage.last), ""), ...breakdown(open(tokenUsage.total), "cumulative_") };
-  const window = num(tokenUsage.modelContextWindow);
-  if (window !== undefined) usage.context_size = window;
-  return usage;
-}
-
 const PLAN_STATUS: Record<string, PlanEntry["status"]> = { pending: "pending", inProgress: "in_progress", completed: "completed" };
 
 const TOOL_STATUS: Record<string, "completed" | "failed" | "declined" | "cancelled"> = {
@@ -144,7 +118,7 @@ export class TurnMapper {
   readonly #fileChanges = new Map<string, FileChangeSummary[]>();
   /** Completed agent messages of this turn, in order, with their phase. */
   readonly completedMessages: { id: string; text: string; phase?: string }[] = [];
-  usage: Usage | undefined;
+  readonly #usage = new CodexTurnUsage();
   /**
    * The turn's aggregate diff (`turn/diff/updated`, git format, paths relative to the repository).
    * Not an event: it repeats the per-file diffs every `fileChange` item already carries.
@@ -430,10 +404,18 @@ export class TurnMapper {
     await this.emit({ type: "plan.updated", entries, provenance: provenance("turn/plan/updated") });
   }
 
+  /** The turn's usage so far (see `CodexTurnUsage`). */
+  get usage(): Usage | undefined {
+    return this.#usage.current;
+  }
+
+  turnStarted(): void {
+    this.#usage.turnStarted();
+  }
+
   async usageUpdated(tokenUsage: Unchecked<ThreadTokenUsage> | undefined): Promise<void> {
-    const usage = mapUsage(open(tokenUsage));
-    if (Object.keys(usage).length === 0) return;
-    this.usage = usage;
+    const usage = this.#usage.observe(tokenUsage);
+    if (usage === undefined) return;
     await this.emit({ type: "usage.observed", usage, provenance: provenance("thread/tokenUsage/updated") });
   }
 
@@ -535,7 +517,7 @@ const HANDLERS: HandlerTable = {
   "thread/environment/disconnected": null,
   "thread/settings/updated": null,
   "thread/tokenUsage/updated": (m, p) => m.usageUpdated(p.tokenUsage),
-  "turn/started": null,
+  "turn/started": (m) => m.turnStarted(),
   "hook/started": null,
   "turn/completed": (m, p) => m.turnCompleted(p.turn),
   "hook/completed": null,

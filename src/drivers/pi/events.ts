@@ -6,6 +6,7 @@
  */
 import type { DriverEvent } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
+import { PiTurnUsage } from "./usage.js";
 import { arr, isObject, num, str, type Json } from "../../driver/json.js";
 import { PiToolCalls } from "./tool-calls.js";
 
@@ -15,7 +16,7 @@ type Emit = (event: DriverEvent) => Promise<void>;
 
 export { toolKind } from "./tools.js";
 
-/** A message's `usage` (tokens, and cost when the model declares prices) in canonical keys. */
+/** One assistant message's `usage` — one model request — (tokens, and cost when the model declares prices) in canonical keys. */
 export function messageUsage(value: unknown): Usage | undefined {
   if (!isObject(value)) return undefined;
   const usage: Usage = {};
@@ -71,7 +72,7 @@ export class PiEventMapper {
   #text: OpenSegment | undefined;
   #thinking: OpenSegment | undefined;
   readonly #tools: PiToolCalls;
-  #usage: Usage | undefined;
+  readonly #usage = new PiTurnUsage();
   /** The last assistant message of the run, as `message_end` reported it. */
   lastAssistant: Json | undefined;
   /** Text of the last assistant message that had any. */
@@ -83,8 +84,9 @@ export class PiEventMapper {
     this.#tools = new PiToolCalls(emit, workspace);
   }
 
+  /** The turn's usage over its model requests so far (see `PiTurnUsage`). */
   get usage(): Usage | undefined {
-    return this.#usage === undefined ? undefined : { ...this.#usage };
+    return this.#usage.current;
   }
 
   /** Tools started and not yet ended. */
@@ -151,9 +153,9 @@ export class PiEventMapper {
     await this.#closeSegments("message_end");
     const text = messageText(message);
     if (text !== "") this.finalText = text;
-    const usage = messageUsage(message.usage);
-    if (usage !== undefined) {
-      this.#usage = usage;
+    const request = messageUsage(message.usage);
+    if (request !== undefined) {
+      const usage = this.#usage.add(request);
       await this.#emit({ type: "usage.observed", usage, provenance: { provider: PROVIDER, event: "message_end" } });
     }
   }

@@ -1,12 +1,15 @@
 /**
- * Usage of a turn from its `result` line. `usage` is the turn's own (main loop); Claude's
- * `modelUsage` is a native cumulative snapshot per model and becomes `cumulative_*` — only when
- * one model is listed, because adding models up would be arithmetic the provider did not do.
- * Nothing is computed: `total_tokens` stays absent because neither CLI reports it.
+ * Usage of a turn from its `result` line. `usage` is the turn's own (Claude Code adds up the
+ * turn's model requests itself). `modelUsage` is the session's running total per model and
+ * becomes `cumulative_*` — only when one model is listed, because adding models up would be
+ * arithmetic the provider did not do. `total_cost_usd` is the session's running cost (it carries
+ * over a resume), so it is `cumulative_cost_usd`: no per-turn cost is reported. Nothing is
+ * computed: `total_tokens` stays absent because neither CLI reports it.
  */
 import type { Usage } from "../../events/usage.js";
 import { count, isObject, type ResultLine } from "./wire.js";
 
+/** `cost`: the dialect's reading of the session's running cost (`total_cost_usd`). */
 export function usageOf(result: ResultLine, cost: number | undefined): Usage | undefined {
   const usage: Usage = {};
   const turn = isObject(result.usage) ? result.usage : undefined;
@@ -26,7 +29,7 @@ export function usageOf(result: ResultLine, cost: number | undefined): Usage | u
     set(usage, "cumulative_reasoning_output_tokens", count(model.thinkingTokens));
     set(usage, "context_size", count(model.contextWindow) || undefined);
   }
-  set(usage, "cost_usd", cost);
+  set(usage, "cumulative_cost_usd", cost);
   return Object.keys(usage).length > 0 ? usage : undefined;
 }
 

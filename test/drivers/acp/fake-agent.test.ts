@@ -123,8 +123,8 @@ describe("acp driver on a fake ACP agent", () => {
       expect(codes).toContain("unmapped_update");
       expect(codes).toContain("usage_partial");
       // usage_update with used: null still yields its size and cost.
-      expect(events.find((e) => e.type === "usage.observed")).toMatchObject({ usage: { context_size: 200000, cost_usd: 0.25 } });
-      expect(result.usage).toMatchObject({ context_size: 200000, cost_usd: 0.25 });
+      expect(events.find((e) => e.type === "usage.observed")).toMatchObject({ usage: { context_size: 200000, cumulative_cost_usd: 0.25 } });
+      expect(result.usage).toMatchObject({ context_size: 200000, cumulative_cost_usd: 0.25 });
       expect(result.usage?.context_used).toBeUndefined();
     } finally {
       await agent.close();

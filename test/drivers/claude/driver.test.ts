@@ -133,7 +133,7 @@ describe("claude run(): event mapping", () => {
       cumulative_cached_input_tokens: 7,
       cumulative_cache_creation_input_tokens: 3,
       context_size: 200000,
-      cost_usd: 0.0012,
+      cumulative_cost_usd: 0.0012,
     });
     expect(result.usage!.total_tokens).toBeUndefined();
     expect(result.providerSessionId).toBe(ofType(events, "thread.bound")[0]!.providerSessionId);
