@@ -25,7 +25,6 @@ export const NOTICE_CODES = {
   approval_handler_failed: { meaning: "the approval handler threw; the request was denied" },
   approval_denied_by_policy: { meaning: "no approval handler is configured; the request was denied" },
   approval_timeout: { meaning: "no answer came within `approvalTimeoutMs`; the approval was denied (a question declined)" },
-  approval_message_undelivered: { meaning: "the provider has no field for a denial's message; the model sees a plain denial", drivers: ["codex", "acp"] },
   standby_fallback: { meaning: "the prepared process failed before delivery; a fresh one was launched" },
   provider_retry: { meaning: "the provider retries a failed model request", drivers: ["codex", "pi"] },
   stop_reason: { meaning: "the turn ended with an unusual stop reason", drivers: ["acp", "pi"] },

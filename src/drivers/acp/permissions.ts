@@ -1,7 +1,8 @@
 /**
  * `session/request_permission` answered through core's approval callback. The agent offers
- * options by kind (their ids differ per agent); the host decides in canonical terms and the answer
- * is the offered option of the matching kind. A cancel answers every request still waiting
+ * options by kind (their ids differ per agent); the host selects one by id, or decides in canonical
+ * terms and the answer is the offered option of the matching kind. ACP has no field for a denial's
+ * message: the agent learns only which option was chosen. A cancel answers every request still waiting
  * `cancelled` (seed rule: before `session/cancel` is sent).
  */
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from "@agentclientprotocol/sdk/unstable";
@@ -23,8 +24,12 @@ export function approvalOptions(offered: readonly Lenient<PermissionOption>[]): 
   return out;
 }
 
-/** The optionId answering `decision`, chosen by the offered option kinds (ids differ per agent). */
+/**
+ * The optionId answering `decision`: the offered option the host selected by id (e.g. the agent's
+ * `allow_always`), else the one whose kind matches (ids differ per agent).
+ */
 export function chooseOption(decision: ApprovalDecision, offered: readonly Lenient<PermissionOption>[]): string | undefined {
+  if (decision.optionId !== undefined && offered.some((o) => str(o.optionId) === decision.optionId)) return decision.optionId;
   const byKind = (kind: PermissionOption["kind"]) => str(offered.find((o) => o.kind === kind)?.optionId);
   if (decision.decision === "deny") return byKind("reject_once") ?? byKind("reject_always");
   if (decision.scope === "session") return byKind("allow_always") ?? byKind("allow_once");

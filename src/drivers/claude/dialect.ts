@@ -125,8 +125,15 @@ export const claudeDialect: StreamJsonDialect = {
     };
   },
 
-  permissionAnswer(decision, _request, updatedInput) {
-    if (decision.decision === "allow") return { behavior: "allow", updatedInput: updatedInput ?? {} };
+  permissionAnswer(decision, request, updatedInput) {
+    if (decision.decision === "allow") {
+      const allow: Json = { behavior: "allow", updatedInput: updatedInput ?? {} };
+      // "Always allow": the CLI's own suggestions, kept to this session (never written to settings files).
+      if (decision.optionId === "allow_always" && Array.isArray(request.permission_suggestions)) {
+        allow.updatedPermissions = request.permission_suggestions.map((s) => (isObject(s) ? { ...s, destination: "session" } : s));
+      }
+      return allow;
+    }
     const answer: Json = { behavior: "deny", message: decision.message ?? "The host denied this tool use." };
     if (decision.interrupt === true) answer.interrupt = true;
     return answer;

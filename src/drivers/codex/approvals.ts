@@ -13,7 +13,7 @@ import type { ApprovalDecision, ApprovalOption, Question } from "../../events/ty
 import { JsonRpcError } from "../../process/index.js";
 import type { FileChangeSummary } from "./events.js";
 import type { Json } from "../../driver/json.js";
-import { bool, isObject, list, open, readFrame, str as anyString, type Lenient } from "../../driver/lens.js";
+import { bool, claim, isObject, list, open, readFrame, str as anyString, type Lenient } from "../../driver/lens.js";
 import type { ApplyPatchApprovalParams } from "./protocol/ApplyPatchApprovalParams.js";
 import type { DynamicToolCallParams } from "./protocol/v2/DynamicToolCallParams.js";
 import type { ExecCommandApprovalParams } from "./protocol/ExecCommandApprovalParams.js";
@@ -61,21 +61,56 @@ const OPTION_LABELS: Record<string, { label: string; kind: ApprovalOption["kind"
 
 const DEFAULT_DECISIONS = ["accept", "acceptForSession", "decline", "cancel"];
 
+/** Codex's offered decisions: the canonical options, and each option's decision exactly as offered. */
+export interface OfferedDecisions {
+  options: ApprovalOption[];
+  /** By option id: the string, or the one-key object carrying its amendment, to answer verbatim. */
+  raw: Map<string, Json>;
+}
+
 /** `availableDecisions` (strings or one-key objects) → the canonical option list. */
-export function approvalOptions(available: unknown): ApprovalOption[] {
+export function offeredDecisions(available: unknown): OfferedDecisions {
   const list = Array.isArray(available) && available.length > 0 ? available : DEFAULT_DECISIONS;
-  const options: ApprovalOption[] = [];
+  const offered: OfferedDecisions = { options: [], raw: new Map() };
   for (const entry of list) {
     const id = typeof entry === "string" ? entry : isObject(entry) ? Object.keys(entry)[0] : undefined;
-    if (id === undefined || options.some((o) => o.id === id)) continue;
+    if (id === undefined || offered.raw.has(id)) continue;
     const known = OPTION_LABELS[id];
-    options.push({ id, label: known?.label ?? id, kind: known?.kind ?? "other" });
+    offered.options.push({ id, label: optionLabel(id, entry) ?? known?.label ?? id, kind: known?.kind ?? "other" });
+    offered.raw.set(id, entry as Json);
   }
-  return options;
+  return offered;
+}
+
+/** `availableDecisions` → the canonical option list. */
+export function approvalOptions(available: unknown): ApprovalOption[] {
+  return offeredDecisions(available).options;
+}
+
+/** The label naming what an amendment option would remember (the prefix, the host rule). */
+function optionLabel(id: string, entry: unknown): string | undefined {
+  const body = isObject(entry) && isObject(entry[id]) ? entry[id] : undefined;
+  const prefix = list(claim<unknown[]>(body?.execpolicy_amendment)).map(anyString).filter((x) => x !== undefined);
+  if (id === "acceptWithExecpolicyAmendment" && prefix.length > 0) return `Allow and remember the command prefix \`${prefix.join(" ")}\``;
+  const network = isObject(body?.network_policy_amendment) ? body.network_policy_amendment : undefined;
+  const host = str(network?.host);
+  if (id === "applyNetworkPolicyAmendment" && host) return `${str(network?.action) === "deny" ? "Deny" : "Allow"} and remember network access to ${host}`;
+  return undefined;
+}
+
+/** The decision to answer: the offered decision the host selected by id, verbatim, else by kind. */
+export function commandDecision(decision: ApprovalDecision, offered: OfferedDecisions): CommandExecutionApprovalDecision {
+  const selected = decision.optionId === undefined ? undefined : offered.raw.get(decision.optionId);
+  if (selected !== undefined) return selected as CommandExecutionApprovalDecision;
+  return v2Decision(decision, offered.options);
 }
 
 /** The canonical decision in the v2 approval vocabulary, preferring what Codex offered. */
 export function v2Decision(decision: ApprovalDecision, offered: readonly ApprovalOption[]): "accept" | "acceptForSession" | "decline" | "cancel" {
+  const byId = decision.optionId;
+  if (byId === "accept" || byId === "acceptForSession" || byId === "decline" || byId === "cancel") {
+    if (offered.some((o) => o.id === byId)) return byId;
+  }
   if (decision.decision === "deny") return decision.interrupt === true ? "cancel" : "decline";
   if (decision.scope === "session" && (offered.some((o) => o.id === "acceptForSession") || !offered.some((o) => o.id === "accept"))) {
     return "acceptForSession";
@@ -84,6 +119,7 @@ export function v2Decision(decision: ApprovalDecision, offered: readonly Approva
 }
 
 function v1Decision(decision: ApprovalDecision): ReviewDecision {
+  if (decision.optionId === "abort" || decision.optionId === "approved" || decision.optionId === "approved_for_session") return decision.optionId;
   if (decision.decision === "deny") {
     return decision.interrupt === true ? "abort" : { denied: { rejection: decision.message ?? "denied by the host" } };
   }
@@ -97,7 +133,8 @@ function withReason(summary: string, reason: unknown): string {
 
 async function commandApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<CommandExecutionRequestApprovalResponse> {
   const p = readFrame<CommandApprovalParams>(params) ?? {};
-  const options = approvalOptions(p.availableDecisions);
+  const offered = offeredDecisions(p.availableDecisions);
+  const options = offered.options;
   const command = str(p.command);
   const action = p.kind === "writeStdin" ? "Write to the stdin of a running command" : command ? `Run \`${command}\`` : "Run a command";
   const request: ApprovalRequest = {
@@ -110,7 +147,7 @@ async function commandApproval(params: unknown, requestId: string, ctx: RequestC
   const itemId = str(p.itemId);
   if (itemId) request.callId = itemId;
   const decision = await ctx.request.approve(request);
-  return { decision: v2Decision(decision, options) satisfies CommandExecutionApprovalDecision };
+  return { decision: commandDecision(decision, offered) };
 }
 
 async function fileChangeApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<FileChangeRequestApprovalResponse> {
@@ -172,8 +209,9 @@ async function permissionsApproval(params: unknown, requestId: string, ctx: Requ
   const itemId = str(p.itemId);
   if (itemId) request.callId = itemId;
   const decision = await ctx.request.approve(request);
-  if (decision.decision === "deny") return { permissions: {}, scope: "turn" };
-  return { permissions: granted(asked), scope: decision.scope === "session" ? "session" : "turn" };
+  if (decision.decision === "deny" || decision.optionId === "deny") return { permissions: {}, scope: "turn" };
+  const forSession = decision.optionId === undefined ? decision.scope === "session" : decision.optionId === "session";
+  return { permissions: granted(asked), scope: forSession ? "session" : "turn" };
 }
 
 async function legacyApproval(method: string, params: unknown, requestId: string, ctx: RequestContext): Promise<{ decision: ReviewDecision }> {
@@ -206,6 +244,9 @@ export function mapQuestions(params: Lenient<ToolRequestUserInputParams>): Quest
     const question: Question = { id, question: str(q.question) ?? "" };
     const header = str(q.header);
     if (header) question.header = header;
+    // Codex's own flags: a free-text answer besides the options, and a secret answer.
+    if (bool(q.isOther) === true) question.allowOther = true;
+    if (bool(q.isSecret) === true) question.secret = true;
     if (Array.isArray(q.options)) {
       question.options = list(q.options)
         .map(open)

@@ -18,10 +18,43 @@ import { isObject, str, type CanUseToolRequest, type Json } from "./wire.js";
 /** Longest wait for the tool call's assistant message before answering anyway. */
 const ANSWER_WAIT_MS = 5_000;
 
-const OPTIONS: ApprovalOption[] = [
-  { id: "allow", label: "Allow", kind: "allow_once" },
-  { id: "deny", label: "Deny", kind: "deny" },
-];
+/** The option that applies the CLI's own `permission_suggestions` (its "always allow"). */
+export const ALWAYS_ALLOW = "allow_always";
+
+/**
+ * The CLI's choices for one `can_use_tool`: allow once, deny, and — when the CLI suggests permission
+ * updates (a rule such as `Bash(npm test:*)`, a mode) — allow and apply them for the session.
+ */
+export function permissionOptions(ask: Pick<CanUseToolRequest, "permission_suggestions">): ApprovalOption[] {
+  const options: ApprovalOption[] = [{ id: "allow", label: "Allow", kind: "allow_once" }];
+  const remember = suggestionLabels(ask.permission_suggestions);
+  if (remember.length > 0) options.push({ id: ALWAYS_ALLOW, label: `Allow and remember for this session: ${remember.join("; ")}`, kind: "allow_always" });
+  options.push({ id: "deny", label: "Deny", kind: "deny" });
+  return options;
+}
+
+/** One readable line per suggested permission update. */
+function suggestionLabels(suggestions: unknown): string[] {
+  if (!Array.isArray(suggestions)) return [];
+  return suggestions.filter(isObject).map((s) => {
+    const rules = Array.isArray(s.rules) ? s.rules.filter(isObject).map((r) => (str(r.ruleContent) ? `${str(r.toolName)}(${str(r.ruleContent)})` : (str(r.toolName) ?? "?"))) : [];
+    if (rules.length > 0) return `${str(s.behavior) ?? "allow"} ${rules.join(", ")}`;
+    if (str(s.mode)) return `mode ${str(s.mode)}`;
+    if (Array.isArray(s.directories)) return `directories ${s.directories.filter((d) => typeof d === "string").join(", ")}`;
+    return str(s.type) ?? "a permission update";
+  });
+}
+
+/**
+ * The decision with the option it selects: the host's `optionId`, else the offered option matching
+ * `decision` and `scope` (a session-scoped allow takes "always allow" where the CLI offers it).
+ */
+export function withOption(decision: ApprovalDecision, offered: readonly ApprovalOption[]): ApprovalDecision {
+  if (decision.optionId !== undefined) return decision;
+  if (decision.decision === "deny") return { ...decision, optionId: "deny" };
+  const always = decision.scope === "session" && offered.some((o) => o.id === ALWAYS_ALLOW);
+  return { ...decision, optionId: always ? ALWAYS_ALLOW : "allow" };
+}
 
 export interface BrokerContext {
   dialect: StreamJsonDialect;
@@ -87,7 +120,7 @@ export class PermissionBroker {
       requestId,
       kind: approvalKind(name),
       summary: this.#ctx.redact(summaryOf(ask, input)),
-      options: OPTIONS.map((o) => ({ ...o })),
+      options: permissionOptions(ask),
       input,
     };
     if (ask.tool_use_id !== undefined) approval.callId = ask.tool_use_id;
@@ -98,6 +131,7 @@ export class PermissionBroker {
       decision = { decision: "deny", message: "the approval could not be decided" };
     }
     if (this.#closed || this.#withdrawn.has(requestId)) return;
+    decision = withOption(decision, approval.options);
     // Core reports the decision (approval.resolved, and a notice when the policy denied it).
     if (decision.decision === "deny") this.#ctx.mapper.markDenied(ask.tool_use_id);
     const updated = decision.decision === "allow" && isObject(decision.updatedInput) ? decision.updatedInput : input;
@@ -118,7 +152,9 @@ export class PermissionBroker {
           return option;
         });
       }
-      if (typeof q.multiSelect === "boolean") question.multiSelect = q.multiSelect;
+      question.multiSelect = q.multiSelect === true;
+      // The CLI always lets the user type an answer of their own ("Other") besides the options.
+      question.allowOther = true;
       return question;
     });
     const deny = (message: string) => this.#ctx.dialect.permissionAnswer({ decision: "deny", message }, ask);

@@ -296,7 +296,7 @@ describe("claude run(): permissions and questions", () => {
     const requested = ofType(events, "question.requested");
     expect(requested).toHaveLength(2);
     expect(requested[0]!.questions).toEqual([
-      { id: "q1", question: "Which database?", header: "Database", options: [{ label: "Postgres", description: "SQL" }, { label: "SQLite", description: "Embedded" }], multiSelect: false },
+      { id: "q1", question: "Which database?", header: "Database", options: [{ label: "Postgres", description: "SQL" }, { label: "SQLite", description: "Embedded" }], multiSelect: false, allowOther: true },
     ]);
     expect(requested[1]!.questions[0]).toMatchObject({ id: "q2", multiSelect: true });
     expect(ofType(events, "question.resolved").map((e) => e.answered)).toEqual([true, true]);
