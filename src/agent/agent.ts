@@ -125,7 +125,6 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
         throw redactedUnlessReason(redactor, error, call.signal);
       });
     },
-    // The structured value was validated against `call.output` before the result resolved.
     stream: <O extends OutputOption | undefined>(prompt: string, call?: CallOptions<O>) => startChecked(prompt, call) as RunStream<StructuredOf<O>>,
     startThread: (threadOptions) => startThreadHandle(threadHost, threadOptions),
     resumeThread: (id) => resumeThreadHandle(threadHost, id),
