@@ -194,7 +194,7 @@ describeRealCli("pi", () => {
       } finally {
         await agent.close();
       }
-      lane.proved("tools", "`bash` → `command`, `edit`/`write` → `file_change`, `read` → `read`; `tool.updated.output` replaces", "a scripted `bash` call ran in the workspace (its file is there): `tool.started` kind `command`, `tool.completed` `completed` with the command's output; the next answer followed the tool result");
+      lane.proved("tools", "`bash` → `command`, `edit`/`write` → `file_change` with a unified diff, `read` → `read`; `tool.updated.output` is a delta; see Tool events", "a scripted `bash` call ran in the workspace (its file is there): `tool.started` kind `command`, `tool.completed` `completed` with the command's output; the next answer followed the tool result");
     });
   });
 
