@@ -51,14 +51,18 @@ async function tsFiles(dir: string): Promise<string[]> {
  * scripts under test/thread/fixtures into a fresh directory inside node_modules/.cache, keeping
  * the repository layout so relative imports hold and `better-sqlite3`/`pg` resolve from the
  * project's node_modules. Returns the transpiled worker and the directory to remove afterwards.
+ * `worker` names another fixture to run: then exactly the sources it imports, transitively, are
+ * transpiled (a child driving a whole agent).
  */
-export async function buildWorker(): Promise<{ worker: string; dir: string }> {
+export async function buildWorker(options: { worker?: string } = {}): Promise<{ worker: string; dir: string }> {
   const ts = (await import("typescript")).default;
   const base = join(ROOT, "node_modules", ".cache", "agent-adaptor-thread-tests");
   await mkdir(base, { recursive: true });
   const dir = await mkdtemp(join(base, "build-"));
   await writeFile(join(dir, "package.json"), '{"type":"module"}');
-  const files = [...(await tsFiles("src/thread")), ...(await tsFiles("src/errors")), ...(await tsFiles("test/thread/fixtures"))];
+  const files = options.worker
+    ? await importClosure(`test/thread/fixtures/${options.worker.replace(/\.js$/, ".ts")}`)
+    : [...(await tsFiles("src/thread")), ...(await tsFiles("src/errors")), ...(await tsFiles("test/thread/fixtures"))];
   for (const file of files) {
     const source = await readFile(join(ROOT, file), "utf8");
     const { outputText } = ts.transpileModule(source, {
@@ -69,7 +73,24 @@ export async function buildWorker(): Promise<{ worker: string; dir: string }> {
     await mkdir(dirname(out), { recursive: true });
     await writeFile(out, outputText);
   }
-  return { worker: join(dir, "test", "thread", "fixtures", "worker.js"), dir };
+  return { worker: join(dir, "test", "thread", "fixtures", options.worker ?? "worker.js"), dir };
+}
+
+/** `entry` and every repository file it imports through relative specifiers, transitively. */
+async function importClosure(entry: string): Promise<string[]> {
+  const seen = new Set<string>([entry]);
+  const queue = [entry];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    const source = await readFile(join(ROOT, file), "utf8");
+    for (const match of source.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)\.js"/g)) {
+      const target = join(dirname(file), `${match[1]}.ts`);
+      if (!seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  return [...seen];
 }
 
 export interface Child {
