@@ -211,9 +211,15 @@ export function appServerArgs(config: ResolvedCodexConfig, mcp: readonly McpServ
   if (config.model !== undefined) args.push("-c", `model=${tomlValue(config.model)}`);
   if (config.effort !== undefined) args.push("-c", `model_reasoning_effort=${tomlValue(config.effort)}`);
   args.push(...mcpOverrides(mcp));
+  // Lets the model ask the host (`request_user_input`) outside plan mode; a Codex that does not
+  // know the feature ignores it. Before `config.args`, so `--disable` there still wins.
+  args.push("-c", `features.${USER_INPUT_FEATURE}=true`);
   args.push(...config.args);
   return args;
 }
+
+/** Codex's feature that offers `request_user_input` in the default collaboration mode. */
+export const USER_INPUT_FEATURE = "default_mode_request_user_input";
 
 function isInside(child: string, parent: string): boolean {
   const rel = relative(resolve(parent), resolve(child));

@@ -621,6 +621,8 @@ describe("codex driver on a fake app-server", () => {
           'model_provider="local"',
           "-c",
           'model="m1"',
+          "-c",
+          "features.default_mode_request_user_input=true",
           "--disable",
           "plugins",
         ]);
