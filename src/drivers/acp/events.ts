@@ -3,13 +3,16 @@
  * never guessed, and an update kind the driver cannot map becomes a `notice`, never silence.
  */
 import type { AcpDriverNoticeCode } from "./codes.js";
-import type { ContentChunk, Diff, SessionNotification, SessionUpdate, ToolCallUpdate, Usage as AcpUsage } from "@agentclientprotocol/sdk/unstable";
-import type { DriverEvent, PlanEntry, ToolKind } from "../../events/types.js";
+import type { ContentChunk, SessionNotification, SessionUpdate, ToolCallUpdate, Usage as AcpUsage } from "@agentclientprotocol/sdk/unstable";
+import type { DriverEvent, FileChange, PlanEntry, Provenance } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
 import { arr } from "../../driver/json.js";
 import { num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
+import { agentToolName, commandOf, exitCodeOf, filesOf, outputDelta, textOf, toolKind } from "./tools.js";
+
+export { toolKind } from "./tools.js";
 
 export type Emit = (event: DriverEvent) => Promise<void>;
 
@@ -34,62 +37,6 @@ interface GeminiPromptMeta {
 /** Qwen Code's `agent_message_chunk._meta`: `{usage: …}` on an empty chunk. */
 interface QwenChunkMeta {
   usage?: ReportedUsage;
-}
-
-/** A tool's `rawOutput` exit status, as agents that run commands report it (camelCase or snake_case). */
-interface CommandRawOutput {
-  exitCode?: number;
-  exit_code?: number;
-}
-
-/** ACP tool kinds → canonical tool kinds. */
-export function toolKind(kind: unknown): ToolKind {
-  switch (kind) {
-    case "execute":
-      return "command";
-    case "edit":
-    case "delete":
-    case "move":
-      return "file_change";
-    case "read":
-    case "search":
-      return "read";
-    case "fetch":
-      return "web_search";
-    default:
-      return "other";
-  }
-}
-
-/** A `{type:"diff"}` tool content item as a unified-style text. */
-export function diffText(item: Lenient<Diff>): string | undefined {
-  const path = str(item.path);
-  const newText = str(item.newText);
-  if (path === undefined || newText === undefined) return undefined;
-  const oldText = str(item.oldText);
-  const lines = [`--- ${oldText === undefined ? "/dev/null" : path}`, `+++ ${path}`];
-  if (oldText !== undefined && oldText !== "") for (const l of oldText.split("\n")) lines.push(`-${l}`);
-  for (const l of newText.split("\n")) lines.push(`+${l}`);
-  return lines.join("\n");
-}
-
-function contentText(update: Lenient<ToolUpdate>): { output?: string; diff?: string } {
-  const texts: string[] = [];
-  const diffs: string[] = [];
-  for (const item of openEach(update.content)) {
-    const content = item.type === "content" ? open(item.content) : undefined;
-    if (content?.type === "text") {
-      const t = str(content.text);
-      if (t !== undefined) texts.push(t);
-    } else if (item.type === "diff") {
-      const d = diffText(item);
-      if (d !== undefined) diffs.push(d);
-    }
-  }
-  const out: { output?: string; diff?: string } = {};
-  if (texts.length > 0) out.output = texts.join("\n");
-  if (diffs.length > 0) out.diff = diffs.join("\n");
-  return out;
 }
 
 /** `PromptResponse.usage` / `_meta.usage` token counts → canonical usage. */
@@ -122,6 +69,11 @@ interface ToolState {
   input: unknown;
   completed: boolean;
   counted: boolean;
+  /** The content text already sent as `tool.updated.output` deltas (ACP replaces content whole). */
+  outputSent: string;
+  /** The files as last sent, and their JSON, so an unchanged list is not sent again. */
+  files: FileChange[] | undefined;
+  filesSent: string;
 }
 
 interface Segment {
@@ -258,44 +210,72 @@ export class UpdateMapper {
     }
     await this.#closeSegment();
     let state = this.#tools.get(id);
-    const provenance = { provider: PROVIDER, itemId: id, event: String(update.sessionUpdate) };
+    const provenance: Provenance = { provider: PROVIDER, itemId: id, event: String(update.sessionUpdate) };
     if (state === undefined) {
-      state = { kind: str(update.kind), title: str(update.title) ?? str(update.kind) ?? "tool call", input: update.rawInput, completed: false, counted: false };
-      this.#tools.set(id, state);
-      const started: DriverEvent = { type: "tool.started", callId: id, kind: toolKind(update.kind), title: state.title, provenance };
-      if (update.rawInput !== undefined) started.input = update.rawInput;
-      await this.#emit(started);
+      state = await this.#startTool(id, update, provenance);
       if (fromPermission) return;
     } else {
       if (str(update.kind) !== undefined) state.kind = str(update.kind);
       if (str(update.title) !== undefined) state.title = str(update.title)!;
       if (update.rawInput !== undefined) state.input = update.rawInput;
     }
-    const { output, diff } = contentText(update);
+    const files = filesOf(update, state.kind);
+    const text = textOf(update);
     const status = str(update.status);
     if ((status === "completed" || status === "failed") && !state.completed) {
-      state.completed = true;
-      if (!state.counted) {
-        state.counted = true;
-        this.#hooks.onToolSignature?.(JSON.stringify([state.kind ?? "", state.title, state.input ?? null]));
-      }
-      const done: DriverEvent = { type: "tool.completed", callId: id, status, provenance };
-      const rawOutput = update.rawOutput;
-      const text = output ?? (typeof rawOutput === "string" ? rawOutput : undefined);
-      if (text !== undefined) done.output = text;
-      if (diff !== undefined) done.diff = diff;
-      const command = readFrame<CommandRawOutput>(rawOutput);
-      const exitCode = command === undefined ? undefined : num(command.exitCode ?? command.exit_code);
-      if (exitCode !== undefined) done.exitCode = exitCode;
-      await this.#emit(done);
-      return;
+      return this.#completeTool(id, state, update, status, { files, text, provenance });
     }
-    if (output !== undefined || diff !== undefined) {
-      const updated: DriverEvent = { type: "tool.updated", callId: id, provenance };
-      if (output !== undefined) updated.output = output;
-      if (diff !== undefined) updated.diff = diff;
-      await this.#emit(updated);
+    const updated: DriverEvent = { type: "tool.updated", callId: id, provenance };
+    const delta = text === undefined ? "" : outputDelta(state.outputSent, text);
+    if (text !== undefined) state.outputSent = text;
+    if (delta !== "") updated.output = delta;
+    if (files !== undefined && JSON.stringify(files) !== state.filesSent) {
+      state.files = files;
+      state.filesSent = JSON.stringify(files);
+      updated.files = files;
     }
+    if (updated.output !== undefined || updated.files !== undefined) await this.#emit(updated);
+  }
+
+  /** The call's `tool.started`, with the normalized fields the agent gave in its first update. */
+  async #startTool(id: string, update: Lenient<ToolUpdate>, provenance: Provenance): Promise<ToolState> {
+    const kind = str(update.kind);
+    const title = str(update.title) ?? kind ?? "tool call";
+    const files = filesOf(update, kind);
+    const state: ToolState = { kind, title, input: update.rawInput, completed: false, counted: false, outputSent: "", files, filesSent: files === undefined ? "" : JSON.stringify(files) };
+    this.#tools.set(id, state);
+    const started: DriverEvent = { type: "tool.started", callId: id, kind: toolKind(update.kind), title, provenance };
+    const name = agentToolName(update.name, update._meta);
+    if (name !== undefined) started.name = name;
+    if (started.kind === "command") Object.assign(started, commandOf(update.rawInput));
+    if (files !== undefined) started.files = files;
+    if (update.rawInput !== undefined) started.rawInput = update.rawInput;
+    await this.#emit(started);
+    return state;
+  }
+
+  async #completeTool(
+    id: string,
+    state: ToolState,
+    update: Lenient<ToolUpdate>,
+    status: "completed" | "failed",
+    seen: { files: FileChange[] | undefined; text: string | undefined; provenance: Provenance },
+  ): Promise<void> {
+    state.completed = true;
+    if (!state.counted) {
+      state.counted = true;
+      this.#hooks.onToolSignature?.(JSON.stringify([state.kind ?? "", state.title, state.input ?? null]));
+    }
+    const done: DriverEvent = { type: "tool.completed", callId: id, status, provenance: seen.provenance };
+    const rawOutput = update.rawOutput;
+    // The whole output: the final content, else a plain-text rawOutput, else what the deltas carried.
+    const output = seen.text ?? (typeof rawOutput === "string" ? rawOutput : undefined) ?? (state.outputSent !== "" ? state.outputSent : undefined);
+    if (output !== undefined) done.output = output;
+    const exitCode = exitCodeOf(rawOutput);
+    if (exitCode !== undefined) done.exitCode = exitCode;
+    const files = seen.files ?? state.files;
+    if (status === "completed" && files !== undefined) done.files = files;
+    await this.#emit(done);
   }
 
   /**
@@ -392,7 +372,7 @@ export class UpdateMapper {
     if (size !== undefined) usage.context_size = size;
     const cost = open(update.cost);
     const amount = cost === undefined ? undefined : num(cost.amount);
-    if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cumulative_cost_usd = amount;
+    if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = amount;
     if (update.used === null) {
       await this.notice("info", "usage_partial", "the agent reported context usage with used: null (kept: size and cost only)");
     }
