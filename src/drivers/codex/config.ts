@@ -273,7 +273,7 @@ const digest = (value: string): string => createHash("sha256").update(value).dig
 
 /**
  * The settings a stored thread depends on (see `Driver.compatibility`): the custom provider's id
- * (Codex files its threads under it) and wire API, extra arguments (endpoints masked) and the
+ * (Codex records it per thread) and wire API, extra arguments (endpoints masked) and the
  * child variables that are not credentials, endpoints or locations. Left out: the executable and
  * home (they only locate Codex and its threads), the provider's base URL, key variable, headers,
  * display name and retry/timeout tuning (connection), `experimental` (protocol methods, not the
