@@ -6,6 +6,7 @@
  */
 import { rm, writeFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
 import type { Driver } from "../../../src/driver/types.js";
@@ -166,3 +167,34 @@ for (const lane of [claudeLane, codebuddyLane, piLane]) {
     });
   });
 }
+
+const ECHO_MCP_SERVER = fileURLToPath(new URL("./fixtures/echo-mcp-server.mjs", import.meta.url));
+
+describeRealCli("claude", () => {
+  it("an MCP tool call: kind mcp, the server and tool split from mcp__echo__say, its output", async () => {
+    const mcpScript: ModelScript = {
+      turns: [
+        { match: { lastUserTextContains: "echo server" }, reply: { toolCalls: [{ id: "call_mcp", name: "mcp__echo__say", arguments: { text: "hi" } }] } },
+        { match: { toolResultFor: "call_mcp" }, reply: { text: "Echoed." } },
+      ],
+    };
+    await withRealCli("claude", mcpScript, async (ctx) => {
+      const agent = createAgent(await claudeLane.make(ctx), {
+        workspace: ctx.workspace,
+        mcp: [{ name: "echo", command: process.execPath, args: [ECHO_MCP_SERVER] }],
+        defaults: { onApproval: async () => ({ decision: "allow" }) },
+      });
+      try {
+        const stream = agent.stream("Ask the echo server to say hi");
+        const events = await collect(stream);
+        expect((await stream.result).text).toBe("Echoed.");
+        const call = byCall(events, "call_mcp");
+        expect(call.started).toMatchObject({ kind: "mcp", name: "mcp__echo__say", title: "echo: say", mcp: { server: "echo", tool: "say" }, rawInput: { text: "hi" } });
+        expect(call.completed).toMatchObject({ status: "completed", output: "echo: hi" });
+        await expectToolFields("claude", events);
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+});
