@@ -101,6 +101,37 @@ describe("native structured output with a zod schema", () => {
   });
 });
 
+describe("schemas whose output differs from their input", () => {
+  it("sends the input side when the output cannot be expressed (a transform) and returns the transformed value", async () => {
+    const Sized = z.object({ word: z.string().transform((word) => word.length) });
+    const { driver, requests } = answering('{"word":"kiwi"}', true);
+    const agent = createAgent(driver);
+    try {
+      const result = await agent.run("JSON please", { output: Sized });
+      expectTypeOf(result.structured).toEqualTypeOf<{ word: number } | undefined>();
+      expect(result.structured).toEqual({ word: 4 });
+      expect(requests[0]!.outputSchema).toEqual(z.toJSONSchema(Sized, { io: "input" }));
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("turns a schema that throws while validating into output_invalid, still ending the run", async () => {
+    const Throwing = z.object({ word: z.string() }).transform(() => {
+      throw new Error("refinement bug\nsecond line");
+    });
+    const agent = createAgent(answering('{"word":"kiwi"}', true).driver);
+    try {
+      const stream = agent.stream("JSON please", { output: Throwing });
+      const events = await drain(stream);
+      await expect(stream.result).rejects.toMatchObject({ code: "output_invalid", issues: [{ path: [], message: "the schema threw: refinement bug" }] });
+      expect(events.at(-1)?.type).toBe("run.failed");
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
 describe("a driver without native structured output", () => {
   it("refuses the run before launch unless the host opts into the prompted mode", async () => {
     const { driver, probe } = answering('{"fruit":"fig","count":3}', false);

@@ -12,13 +12,23 @@ import { ConfigError } from "../../errors/index.js";
 import type { JsonSchema } from "../../driver/vocabulary.js";
 import type { OutputIssue } from "./types.js";
 
-/** A Standard Schema's JSON Schema: Standard JSON Schema when the vendor implements it, else zod's converter. */
+type Converter = (options: { target: string }) => unknown;
+
+/**
+ * A Standard Schema's JSON Schema: Standard JSON Schema when the vendor implements it, else zod's
+ * converter. The output side (what strict providers want: every property required, no extra
+ * ones); the input side — what the schema accepts — when the output cannot be expressed (a transform).
+ */
 export function jsonSchemaOfStandard(schema: StandardSchemaV1): JsonSchema {
-  const props = schema["~standard"] as StandardSchemaV1.Props & { jsonSchema?: { output?: (options: { target: string }) => unknown } };
+  const props = schema["~standard"] as StandardSchemaV1.Props & { jsonSchema?: { output?: Converter; input?: Converter } };
+  const standard = props.jsonSchema;
+  const zod = props.vendor === "zod" && "_zod" in schema ? (schema as unknown as z.ZodType) : undefined;
+  const sides: Converter[] = [];
+  if (typeof standard?.output === "function" && typeof standard.input === "function") sides.push(standard.output, standard.input);
+  else if (zod !== undefined) sides.push(() => z.toJSONSchema(zod, { io: "output" }), () => z.toJSONSchema(zod, { io: "input" }));
   let converted: unknown;
   try {
-    if (typeof props.jsonSchema?.output === "function") converted = props.jsonSchema.output({ target: "draft-2020-12" });
-    else if (props.vendor === "zod" && "_zod" in schema) converted = z.toJSONSchema(schema as unknown as z.ZodType, { io: "output" });
+    converted = convertEither(sides);
   } catch (error) {
     throw new ConfigError(`output: the ${props.vendor} schema cannot be converted to JSON Schema (${firstLine(error)})`, "config_invalid");
   }
@@ -29,6 +39,18 @@ export function jsonSchemaOfStandard(schema: StandardSchemaV1): JsonSchema {
     );
   }
   return copyJsonSchema(converted);
+}
+
+/** The first side that converts; the last one's failure when none does; undefined when there is none. */
+function convertEither(sides: readonly Converter[]): unknown {
+  for (const [index, side] of sides.entries()) {
+    try {
+      return side({ target: "draft-2020-12" });
+    } catch (error) {
+      if (index === sides.length - 1) throw error;
+    }
+  }
+  return undefined;
 }
 
 /** A host's JSON Schema, copied (the host may reuse its object) and checked to be JSON. */

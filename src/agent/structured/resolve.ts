@@ -66,7 +66,14 @@ export function resolveOutput(option: OutputOption): ResolvedOutput {
 }
 
 async function validateStandard(schema: StandardSchemaV1, value: unknown): Promise<Validation> {
-  const result = await schema["~standard"].validate(value);
+  let result: StandardSchemaV1.Result<unknown>;
+  try {
+    result = await schema["~standard"].validate(value);
+  } catch (error) {
+    // A throwing refinement or transform refuses the value; the run still ends with its terminal.
+    const message = error instanceof Error ? error.message.split("\n")[0]! : "the schema threw";
+    return { ok: false, issues: [{ message: `the schema threw: ${message}`, path: [] }] };
+  }
   if (result.issues === undefined) return { ok: true, value: result.value };
   return { ok: false, issues: result.issues.map((issue) => ({ message: issue.message, path: (issue.path ?? []).map(pathKey) })) };
 }
