@@ -199,12 +199,7 @@ export class ThreadHandle implements Thread {
             const parent = await stored(host.store.get(record.parentId));
             if (parent && parent.checkpoint.turns !== record.checkpoint.turns) {
               // Forking the parent's session now would include turns taken after fork().
-              throw new ThreadIncompatibleError([{
-                dimension: "parent_checkpoint",
-                setting: "the parent thread's turns since fork()",
-                recorded: `${record.checkpoint.turns} turns at fork`,
-                current: `${parent.checkpoint.turns} turns now`,
-              }]);
+              throw parentMovedOn(record.checkpoint.turns, parent.checkpoint.turns);
             }
             binding.fork = true;
           }
@@ -279,6 +274,13 @@ async function appendHistory(
   };
   if (compacted.omittedEvents !== undefined) turn.omittedEvents = compacted.omittedEvents;
   await stored(store.appendTurn(id, owner, turn));
+}
+
+/** A pending fork whose parent took turns since `fork()`: its session now holds them too. */
+function parentMovedOn(turnsAtFork: number, turnsNow: number): ThreadIncompatibleError {
+  return new ThreadIncompatibleError([
+    { dimension: "parent_checkpoint", setting: "the parent thread's turns since fork()", recorded: `${turnsAtFork} turns at fork`, current: `${turnsNow} turns now` },
+  ]);
 }
 
 function pause(ms: number, ...signals: AbortSignal[]): Promise<void> {
