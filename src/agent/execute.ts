@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Descriptor, Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
 import { markRunRefusal, RunCancelledError, RunFailedError } from "../errors/index.js";
 import { RunTimeline } from "../events/timeline.js";
-import type { AgentEvent, Result } from "../events/types.js";
+import { EVENTS_SCHEMA_VERSION, type AgentEvent, type Result, type ResultSummary } from "../events/types.js";
 import type { HistoryInput } from "../thread/store.js";
 import { withPlaceholders, type Redactor } from "../redact/redact.js";
 import type { InputDiagnosticHandler } from "../input/errors.js";
@@ -137,7 +137,6 @@ interface BridgeLink {
   streamed(): boolean;
 }
 
-
 /** What one run accumulates on its way to the terminal; the outcome decision reads it. */
 interface RunScope {
   readonly context: ExecutionContext;
@@ -240,7 +239,12 @@ async function releaseStandby(scope: RunScope): Promise<void> {
 async function launch(scope: RunScope, prompt: string, failFatally: (failure: unknown) => void): Promise<void> {
   const { context, timeline, options, thread } = scope;
   const signal = scope.controller.signal;
-  await timeline.publish({ type: "run.started", driver: context.driverId, ...(options.model ? { model: options.model } : {}) });
+  await timeline.publish({
+    type: "run.started",
+    driver: context.driverId,
+    ...(options.model ? { model: options.model } : {}),
+    schemaVersion: EVENTS_SCHEMA_VERSION,
+  });
   signal.throwIfAborted();
   // Refused before anything launches: a driver that cannot honour it would silently drop it.
   if (options.output !== undefined) scope.outputDelivery = outputDelivery(options.output, context.structuredOutput, context.driverId);
@@ -389,11 +393,14 @@ async function publishOutcome(scope: RunScope, outcome: RunOutcome, providerSess
 async function publishCompleted(scope: RunScope, completed: RunResponse, providerSessionId: string | undefined, startedAt: number): Promise<Result> {
   const { timeline, redactor, context } = scope;
   const structured = scope.options.output === undefined ? undefined : await structuredOrFail(scope, scope.options.output, completed, providerSessionId);
+  // The summary is what run.completed carries: plain data, no keys holding undefined.
+  const summary: ResultSummary = { runId: timeline.runId, status: "completed", text: completed.text, durationMs: Date.now() - startedAt };
+  if (scope.thread) summary.threadId = scope.thread.threadId;
+  if (structured !== undefined) summary.structured = structured.value;
+  if (completed.usage !== undefined) summary.usage = { ...completed.usage };
+  if (providerSessionId !== undefined) summary.providerSessionId = providerSessionId;
   const result: Result = {
-    runId: timeline.runId,
-    status: "completed",
-    text: completed.text,
-    durationMs: Date.now() - startedAt,
+    ...summary,
     transcript: () => timeline.transcript(),
     raw: () => ({
       provider: context.driverId,
@@ -401,11 +408,7 @@ async function publishCompleted(scope: RunScope, completed: RunResponse, provide
       ...(completed.stderrTail !== undefined ? { stderrTail: redactor.redactText(completed.stderrTail) } : {}),
     }),
   };
-  if (scope.thread) result.threadId = scope.thread.threadId;
-  if (structured !== undefined) result.structured = structured.value;
-  if (completed.usage !== undefined) result.usage = { ...completed.usage };
-  if (providerSessionId !== undefined) result.providerSessionId = providerSessionId;
-  await timeline.finish({ type: "run.completed", result });
+  await timeline.finish({ type: "run.completed", result: summary });
   return result;
 }
 

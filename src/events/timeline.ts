@@ -5,6 +5,7 @@
 import { EventBuffer, isDeltaEvent, type DeltaEvent, type OverflowPolicy } from "./buffer.js";
 import { TextAccumulator } from "./text-accumulator.js";
 import type { AgentEvent, EventOf, EventPayloads, EventType, Provenance, TerminalEvent } from "./types.js";
+import { toWireData } from "./wire.js";
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -85,7 +86,7 @@ export class RunTimeline {
     this.#nextSeq++;
     this.#terminal = event as TerminalEvent;
     this.#closeDelta();
-    this.#transcript.push({ ...event } as AgentEvent);
+    this.#transcript.push(structuredClone(event) as AgentEvent);
     this.buffer.pushNow(event as AgentEvent);
     this.buffer.close();
     return event;
@@ -93,9 +94,7 @@ export class RunTimeline {
 
   transcript(): AgentEvent[] {
     if (this.#openDelta) this.#openDelta.entry.text = this.#openDelta.text.toString();
-    return this.#transcript.map((event) =>
-      event.type === "run.completed" ? { ...event } : structuredClone(event),
-    );
+    return this.#transcript.map((event) => structuredClone(event));
   }
 
   /** The consumer is gone: drop queued events and unblock the producer. */
@@ -116,7 +115,8 @@ export class RunTimeline {
     // Object.assign, not spread: spreading a payload plus extra keys is ~20x slower on Node 20.
     const event = Object.assign({ type: payload.type, seq: this.#nextSeq, runId: this.runId, at: Date.now() }, payload) as AgentEvent;
     if (this.threadId !== undefined) event.threadId = this.threadId;
-    return event;
+    // The wire contract: what a host receives survives JSON unchanged (no undefined-valued keys).
+    return toWireData(event);
   }
 
   /**
@@ -124,7 +124,8 @@ export class RunTimeline {
    * afterwards, so all deltas of a run share one shape). Same keys, same order as `#stamp`.
    */
   #stampDelta(delta: DeltaPayload): AgentEvent {
-    const { type, itemId, text, provenance } = delta;
+    const { type, itemId, text } = delta;
+    const provenance = delta.provenance === undefined ? undefined : toWireData(delta.provenance);
     const seq = this.#nextSeq;
     const runId = this.runId;
     const threadId = this.threadId;

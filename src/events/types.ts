@@ -151,7 +151,8 @@ export interface RunFailure {
 
 /** Event payloads without the core-assigned base, keyed by type. */
 export interface EventPayloads {
-  "run.started": { driver: string; model?: string };
+  /** `schemaVersion`: the {@link EVENTS_SCHEMA_VERSION} of the contract these events follow. */
+  "run.started": { driver: string; model?: string; schemaVersion: number };
   "thread.bound": { providerSessionId: string };
   "message.delta": { itemId: string; text: string };
   "message.completed": { itemId: string; text: string };
@@ -174,10 +175,19 @@ export interface EventPayloads {
   "usage.observed": { usage: Usage };
   /** `count`: how many occurrences one notice stands for, when a flood was coalesced (malformed frames). */
   notice: { level: "info" | "warning"; code: NoticeCode; message: string; count?: number };
-  "run.completed": { result: Result };
+  /** Plain data: the rich `Result` (with `transcript()` and `raw()`) is `stream.result`. */
+  "run.completed": { result: ResultSummary };
   "run.failed": { error: RunFailure };
   "run.cancelled": { reason?: string };
 }
+
+/**
+ * The version of the event contract (the event types, their fields and the schemas of
+ * `agent-adaptor/events`), carried by every `run.started` as `schemaVersion`. Additive changes (a
+ * new optional field, a new event type, a new code) keep it; removing or renaming a field or a
+ * type, or changing a field's meaning or type, raises it.
+ */
+export const EVENTS_SCHEMA_VERSION = 1;
 
 export type EventType = keyof EventPayloads;
 
@@ -231,8 +241,9 @@ export const EVENT_TYPES: readonly EventType[] = [
 
 export const TERMINAL_EVENT_TYPES: readonly TerminalEventType[] = ["run.completed", "run.failed", "run.cancelled"];
 
-export function isTerminalEvent(event: { type: string }): event is TerminalEvent {
-  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type);
+/** Whether `event` ends its run: `run.completed`, `run.failed` or `run.cancelled`. */
+export function isTerminalEvent(event: { type: string } | null | undefined): event is TerminalEvent {
+  return event != null && (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type);
 }
 
 /** Redacted provider terminal payload and stderr tail, for audit. */
@@ -242,8 +253,11 @@ export interface RawRecord {
   stderrTail?: string;
 }
 
-/** The outcome of one completed run. Failures reject with `RunFailedError`. */
-export interface Result<T = unknown> {
+/**
+ * A completed run's outcome as plain JSON data: what `run.completed` carries over the wire.
+ * Absent fields are missing keys, never `undefined`.
+ */
+export interface ResultSummary<T = unknown> {
   runId: string;
   threadId?: string;
   status: "completed";
@@ -253,6 +267,10 @@ export interface Result<T = unknown> {
   usage?: Usage;
   providerSessionId?: string;
   durationMs: number;
+}
+
+/** The outcome of one completed run: its summary plus the transcript and the raw record. Failures reject with `RunFailedError`. */
+export interface Result<T = unknown> extends ResultSummary<T> {
   /** The normalized timeline of this run. */
   transcript(): AgentEvent[];
   raw(): RawRecord;

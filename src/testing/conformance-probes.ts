@@ -11,6 +11,7 @@ import type { McpServerConfig } from "../driver/vocabulary.js";
 import type { Driver } from "../driver/types.js";
 import { AdaptorError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
+import { assertWireEvents } from "./wire-events.js";
 
 export async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
@@ -28,6 +29,7 @@ export function assertTimeline(events: AgentEvent[], runId: string): void {
   const terminals = events.filter((e) => e.type === "run.completed" || e.type === "run.failed" || e.type === "run.cancelled");
   assert.equal(terminals.length, 1, "exactly one terminal event");
   assert.equal(terminals[0], events[events.length - 1], "the terminal event is last");
+  assertWireEvents(events);
 }
 
 export function countingDriver(driver: Driver): { driver: Driver; calls: Record<string, number> } {
