@@ -82,6 +82,7 @@ function bare(cli: RealCliName): { executable: string; args: string[]; env: Reco
 }
 
 const LOGINS: { cli: RealCliName; make(b: NonNullable<ReturnType<typeof bare>>): Driver; remedy: RegExp }[] = [
+  { cli: "claude", make: (b) => claude({ executable: b.executable, configDir: join(b.dir, "claude"), env: b.env }), remedy: /\/login.*ANTHROPIC_API_KEY/ },
   { cli: "codex-acp", make: (b) => codexAcp({ executable: b.executable, args: b.args, env: b.env }), remedy: /codex login.*OPENAI_API_KEY/ },
   { cli: "copilot", make: (b) => copilot({ executable: b.executable, args: b.args, env: b.env }), remedy: /\/login.*GH_TOKEN/ },
   { cli: "pi", make: (b) => pi({ executable: b.executable, args: b.args, env: { ...b.env, PI_CODING_AGENT_DIR: join(b.dir, "pi") } }), remedy: /provider\.apiKeyEnv|sign Pi in/ },

@@ -33,6 +33,8 @@ export const claudeDialect: StreamJsonDialect = {
   defaultExecutable: defaultClaudeExecutable,
   install: CLAUDE_INSTALL,
   login: CLAUDE_LOGIN,
+  // Only a reply that has an account record and names no credential in it: an older CLI without one is not refused.
+  signedOut: (reply) => isObject(reply.account) && authOf(reply.account) === undefined,
 
   inheritEnv: [
     "ANTHROPIC_API_KEY",
@@ -140,6 +142,7 @@ export const claudeDialect: StreamJsonDialect = {
   },
   controlNeedsSession: false,
   permissionBeforeToolUse: false,
+  appliesPermissionSuggestions: true,
   costOf: (result) => count(result.total_cost_usd),
   projectSlug: (cwd) => cwd.replace(/[^a-zA-Z0-9]/g, "-"),
   failureCode(result, assistantError) {

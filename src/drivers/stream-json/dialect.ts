@@ -63,9 +63,16 @@ export interface StreamJsonDialect {
   initializeRequest(options: { appendSystemPrompt?: string; hasPrompt?: boolean }): { subtype: "initialize" } & Json;
   /** Maps the initialize reply (plus any further read-only calls) into inspection panels. */
   inspect(reply: Json, initEvidence: Evidence, context: InspectContext): Promise<InspectResponse>;
+  /**
+   * True when the initialize reply says for certain that the CLI has no credential, so a run is
+   * refused before its prompt is written; absent or false when it cannot tell.
+   */
+  signedOut?(reply: Json): boolean;
 
   /** The `control_response` payload answering `can_use_tool`. */
   permissionAnswer(decision: ApprovalDecision, request: CanUseToolRequest, updatedInput?: Json): Json;
+  /** True when `permissionAnswer` applies the request's `permission_suggestions` for `optionId: "allow_always"`. */
+  readonly appliesPermissionSuggestions?: boolean;
   /** True when control requests fail until the first turn has opened a session. */
   readonly controlNeedsSession: boolean;
   /** True when `can_use_tool` may arrive before the assistant message that holds the tool call. */

@@ -11,6 +11,7 @@
  */
 import { interruptWithinGrace } from "../../driver/kit/connection.js";
 import { MalformedFrameNotices } from "../../driver/malformed-frames.js";
+import { AuthRequiredError } from "../../errors/index.js";
 import type { EventSink, RunRequest, RunResponse } from "../../driver/types.js";
 import { acquireProcess } from "./acquire.js";
 import type { Launcher } from "./launcher.js";
@@ -81,7 +82,11 @@ class ProcessTurn {
     const { launcher, proc, request, mapper } = this;
     if (!claimed) {
       const instructions = request.resources.instructions;
-      await launcher.initialize(proc, { signal, hasPrompt: true, ...(instructions !== undefined ? { appendSystemPrompt: instructions } : {}) });
+      const reply = await launcher.initialize(proc, { signal, hasPrompt: true, ...(instructions !== undefined ? { appendSystemPrompt: instructions } : {}) });
+      // A CLI that cannot call its model would only answer the prompt with a login error: refused before delivery.
+      if (launcher.dialect.signedOut?.(reply) === true) {
+        throw new AuthRequiredError(`${launcher.dialect.name} is not signed in and has no API key`, { remedy: launcher.dialect.login });
+      }
     }
     await proc.attach(this.#read);
     signal.throwIfAborted();

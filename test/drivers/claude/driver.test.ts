@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
 import { claude, type ClaudeConfig } from "../../../src/drivers/claude/index.js";
-import { AdaptorError, RunFailedError } from "../../../src/errors/index.js";
+import { AdaptorError, AuthRequiredError, RunFailedError } from "../../../src/errors/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import { installFakeCli, type FakeCli } from "../fake-cli/install.js";
 import { collect, ofType, runDirect, types } from "../helpers.js";
@@ -217,11 +217,16 @@ describe("claude run(): failure fixtures", () => {
     });
   });
 
-  it("reports a missing login as auth_required", async () => {
+  it("refuses a run before delivery when initialize reports no credential, naming the login", async () => {
     const { agent } = agentFor({ env: { ANTHROPIC_API_KEY: undefined } });
     const error = await agent.run("[[auth]]").catch((e: unknown) => e);
     await agent.close();
-    expect(error).toMatchObject({ code: "auth_required", message: "Not logged in · Please run /login (run `claude` and sign in with /login, or set ANTHROPIC_API_KEY)" });
+    expect(error).toBeInstanceOf(AuthRequiredError);
+    expect(error).toMatchObject({
+      code: "auth_required",
+      phase: "before_delivery",
+      message: "Claude Code is not signed in and has no API key; run `claude` and sign in with /login, or set ANTHROPIC_API_KEY",
+    });
   });
 
   it("fails fast for a missing executable", async () => {
