@@ -95,7 +95,9 @@ export function patchDiff(path: string, change: FileChange["change"], patch: Hun
  * undefined when the result is not one of its file results (then the caller compares contents).
  */
 export function reportedFiles(result: unknown, input: unknown): FileChange[] | undefined {
-  if (!isObject(result) || str(result.filePath) === undefined) return undefined;
+  if (!isObject(result)) return undefined;
+  if (str(result.notebook_path) !== undefined) return notebookFiles(result, input);
+  if (str(result.filePath) === undefined) return undefined;
   const path = fileToolPath(input) ?? str(result.filePath)!;
   const original = result.originalFile;
   const content = str(result.content);
@@ -109,6 +111,14 @@ export function reportedFiles(result: unknown, input: unknown): FileChange[] | u
   // An Edit without previous content and with an empty old_string created the file.
   const change: FileChange["change"] = original === null && result.oldString === "" ? "added" : "modified";
   return [patch !== undefined && patch.length > 0 ? { path, change, diff: patchDiff(path, change, patch) } : { path, change }];
+}
+
+/** NotebookEdit's result: the whole notebook before and after (its JSON), unless it reports an error. */
+function notebookFiles(result: Json, input: unknown): FileChange[] | undefined {
+  const path = fileToolPath(input) ?? str(result.notebook_path)!;
+  const [before, after] = [result.original_file, result.updated_file];
+  if (str(result.error) !== undefined || typeof before !== "string" || typeof after !== "string") return undefined;
+  return before === after ? [] : [fileChange(path, before, after)];
 }
 
 /** The change between two reads of one file, or undefined when either read could not tell. */

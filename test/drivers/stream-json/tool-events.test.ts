@@ -130,6 +130,19 @@ describe("stream-json tool events: file changes from Claude Code's tool_use_resu
     expect(completed("call_e").files).toEqual([{ path, change: "modified", diff }]);
   });
 
+  it("NotebookEdit: the notebook diffed from the reported original_file and updated_file", async () => {
+    const path = join(workspace, "n.ipynb");
+    const before = '{\n "cells": [\n  "a"\n ]\n}\n';
+    const after = '{\n "cells": [\n  "b"\n ]\n}\n';
+    await writeFile(path, before);
+    await toolUse("call_nb", "NotebookEdit", { notebook_path: path, cell_id: "c1", new_source: "b" });
+    await toolResult("call_nb", "Updated cell c1", {
+      toolUseResult: { new_source: "b", cell_id: "c1", cell_type: "code", language: "python", edit_mode: "replace", notebook_path: path, original_file: before, updated_file: after },
+    });
+    expect(started("call_nb").files).toEqual([{ path, change: "modified" }]);
+    expect(completed("call_nb").files).toEqual([{ path, change: "modified", diff: `--- a/${path}\n+++ b/${path}\n@@ -1,5 +1,5 @@\n {\n  "cells": [\n-  "a"\n+  "b"\n  ]\n }\n` }]);
+  });
+
   it("a failed or declined file call reports no changed files", async () => {
     const path = join(workspace, "x.txt");
     await toolUse("call_f", "Write", { file_path: path, content: "x" });
