@@ -1,5 +1,5 @@
 /**
- * Thread compatibility on the real `codex app-server` (issue #15 item 6): a thread stored in
+ * Thread compatibility on the real `codex app-server` and Claude Code (issue #15 item 6): a thread stored in
  * SQLite by an agent on scripted model server A (key 1, header token 1) resumes under an agent on
  * server B — another port — with key 2 and header token 2, and server B receives the first turn's
  * history, so the provider session really continued. A changed model default is refused naming
@@ -11,10 +11,12 @@ import { expect, it } from "vitest";
 
 import { createAgent, sqliteThreadStore, ThreadIncompatibleError } from "../../src/index.js";
 import { codex, type CodexConfig } from "../../src/drivers/codex/index.js";
+import { claude, type ClaudeConfig } from "../../src/drivers/claude/index.js";
 import type { AgentEvent } from "../../src/events/types.js";
 import { startModelServer, type CapturedRequest, type ModelScript } from "../../src/testing/model-server/index.js";
 import { SCRIPTED_KEY_ENV, withRealCli, type RealCliContext } from "../../src/testing/real-cli/index.js";
 import { describeRealCli } from "../real-cli/helpers.js";
+import { laneEnv } from "../drivers/real-lane.js";
 
 const KEY_1 = "canary-rotated-key-one-3b9e1f";
 const KEY_2 = "canary-rotated-key-two-8a07c4";
@@ -50,7 +52,7 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
   return out;
 }
 
-const modelRequests = (requests: readonly CapturedRequest[]) => requests.filter((r) => r.dialect === "responses" && !r.auxiliary);
+const modelRequests = (requests: readonly CapturedRequest[], dialect = "responses") => requests.filter((r) => r.dialect === dialect && !r.auxiliary);
 const texts = (request: CapturedRequest) => request.messages.flatMap((m) => m.parts).map((p) => (p.type === "text" ? p.text : "")).join("\n");
 
 function expectNoCanary(text: string): void {
@@ -112,6 +114,65 @@ describeRealCli("codex", () => {
           } finally {
             await other.close();
           }
+        } finally {
+          await agent.close();
+          await store.close();
+        }
+        expectNoCanary(JSON.stringify(events));
+        expectNoCanary([database, `${database}-wal`].filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("\n"));
+      } finally {
+        await serverB.close();
+      }
+    });
+  });
+});
+
+/** Claude Code on `baseUrl` with the key in `key`: the key variable and the endpoint vary between agents. */
+function claudeConfig(ctx: RealCliContext, baseUrl: string, key: string): ClaudeConfig {
+  return {
+    executable: ctx.executable,
+    configDir: ctx.configDir,
+    model: ctx.model,
+    settingSources: [],
+    provider: { baseUrl, apiKeyEnv: "CLAUDE_ROTATED_KEY" },
+    env: { ...laneEnv(ctx, ["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"]), CLAUDE_ROTATED_KEY: key },
+  };
+}
+
+describeRealCli("claude", () => {
+  it("a stored SQLite thread resumes after a key rotation and a move to another server port", async () => {
+    await withRealCli("claude", FIRST, async (ctx) => {
+      const serverB = await startModelServer({ script: SECOND });
+      const database = join(ctx.root, "threads.db");
+      const events: AgentEvent[] = [];
+      try {
+        let id: string;
+        {
+          const store = sqliteThreadStore(database);
+          const agent = createAgent(claude(claudeConfig(ctx, ctx.server.url, KEY_1)), { workspace: ctx.workspace, threadStore: store });
+          try {
+            const thread = await agent.startThread();
+            id = thread.id;
+            events.push(...(await collect(thread.stream("Please remember the word heliotrope."))));
+          } finally {
+            await agent.close();
+            await store.close();
+          }
+        }
+        const store = sqliteThreadStore(database);
+        const agent = createAgent(claude(claudeConfig(ctx, serverB.url, KEY_2)), { workspace: ctx.workspace, threadStore: store });
+        try {
+          const thread = await agent.resumeThread(id);
+          const second = await collect(thread.stream("Which word did I ask you to remember?"));
+          events.push(...second);
+          expect(second.at(-1)).toMatchObject({ type: "run.completed" });
+          const onB = modelRequests(serverB.requests, "anthropic");
+          expect(onB).toHaveLength(1);
+          expect(texts(onB[0]!)).toContain("Please remember the word heliotrope.");
+          expect(texts(onB[0]!)).toContain("Noted: the word is heliotrope.");
+          const record = await thread.info();
+          expect(record.checkpoint.turns).toBe(2);
+          expectNoCanary(JSON.stringify(record));
         } finally {
           await agent.close();
           await store.close();
