@@ -32,9 +32,13 @@ export interface ThreadRecord {
   id: string;
   /** Driver id (`descriptor().id`). */
   driver: string;
-  /** Compatibility fingerprint over stable topology and encoding-relevant driver config. */
+  /** Compatibility fingerprint: `v2:` and a digest of `fingerprintParts` (a bare digest when an earlier version wrote it). */
   fingerprint: string;
-  /** Which fingerprint dimension hashed to what, so a mismatch can be explained without secrets. */
+  /**
+   * The settings the conversation depends on, one readable, redacted, bounded value per dimension
+   * (`workspace`, `model`, `driver.args`, …); never a credential, an endpoint or a path that only
+   * locates the provider. Earlier versions wrote a digest per dimension.
+   */
   fingerprintParts: Record<string, string>;
   /** The provider's own conversation id, once known. */
   providerSessionId?: string;
