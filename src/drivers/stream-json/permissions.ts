@@ -25,9 +25,9 @@ export const ALWAYS_ALLOW = "allow_always";
  * The CLI's choices for one `can_use_tool`: allow once, deny, and — when the CLI suggests permission
  * updates (a rule such as `Bash(npm test:*)`, a mode) — allow and apply them for the session.
  */
-export function permissionOptions(ask: Pick<CanUseToolRequest, "permission_suggestions">): ApprovalOption[] {
+export function permissionOptions(ask: Pick<CanUseToolRequest, "permission_suggestions">, appliesSuggestions: boolean): ApprovalOption[] {
   const options: ApprovalOption[] = [{ id: "allow", label: "Allow", kind: "allow_once" }];
-  const remember = suggestionLabels(ask.permission_suggestions);
+  const remember = appliesSuggestions ? suggestionLabels(ask.permission_suggestions) : [];
   if (remember.length > 0) options.push({ id: ALWAYS_ALLOW, label: `Allow and remember for this session: ${remember.join("; ")}`, kind: "allow_always" });
   options.push({ id: "deny", label: "Deny", kind: "deny" });
   return options;
@@ -120,7 +120,7 @@ export class PermissionBroker {
       requestId,
       kind: approvalKind(name),
       summary: this.#ctx.redact(summaryOf(ask, input)),
-      options: permissionOptions(ask),
+      options: permissionOptions(ask, this.#ctx.dialect.appliesPermissionSuggestions === true),
       input,
     };
     if (ask.tool_use_id !== undefined) approval.callId = ask.tool_use_id;
