@@ -4,7 +4,7 @@
  * renew the lease while the run lives, and save the checkpoint before the terminal event.
  */
 import { randomUUID } from "node:crypto";
-import type { EffectiveCallOptions, RunTurn, ThreadBinding, ThreadRunHooks } from "./execute.js";
+import type { EffectiveCallOptions, ThreadBinding, ThreadRunHooks } from "./execute.js";
 import type { CallOptions } from "./options.js";
 import type { OutputOption, StructuredOf } from "./structured/types.js";
 import type { Result } from "../events/types.js";
@@ -225,28 +225,35 @@ export class ThreadHandle implements Thread {
 
       async end(outcome) {
         clearInterval(renewal);
-        const next: ThreadCheckpoint = {
-          turns: checkpoint.turns + (outcome.status === "completed" ? 1 : 0),
-          lastStatus: outcome.status,
-          lastRunId: outcome.runId,
-        };
-        // A fork whose first run never bound a new session still points at its parent's.
-        if (checkpoint.forkPending && outcome.providerSessionId === undefined) next.forkPending = true;
-        const update: { providerSessionId?: string; checkpoint: ThreadCheckpoint } = { checkpoint: next };
-        if (outcome.providerSessionId !== undefined) update.providerSessionId = outcome.providerSessionId;
-        try {
-          await appendHistory(host.store, id, owner, outcome);
-          await stored(host.store.saveCheckpoint(id, owner, update));
-        } catch (error) {
-          // The failed checkpoint is the failure to report; a release failing after it adds nothing.
-          await host.store.releaseLease(id, owner).catch(() => undefined);
-          throw error;
-        }
-        await stored(host.store.releaseLease(id, owner));
+        await endTurn(host.store, id, owner, checkpoint, outcome);
       },
     };
   }
 }
+
+/** The run's history entry and checkpoint, written as the lease holder; then the lease goes. */
+async function endTurn(store: ThreadStore, id: string, owner: string, checkpoint: ThreadCheckpoint, outcome: TurnOutcome): Promise<void> {
+  const next: ThreadCheckpoint = {
+    turns: checkpoint.turns + (outcome.status === "completed" ? 1 : 0),
+    lastStatus: outcome.status,
+    lastRunId: outcome.runId,
+  };
+  // A fork whose first run never bound a new session still points at its parent's.
+  if (checkpoint.forkPending && outcome.providerSessionId === undefined) next.forkPending = true;
+  const update: { providerSessionId?: string; checkpoint: ThreadCheckpoint } = { checkpoint: next };
+  if (outcome.providerSessionId !== undefined) update.providerSessionId = outcome.providerSessionId;
+  try {
+    await appendHistory(store, id, owner, outcome);
+    await stored(store.saveCheckpoint(id, owner, update));
+  } catch (error) {
+    // The failed checkpoint is the failure to report; a release failing after it adds nothing.
+    await store.releaseLease(id, owner).catch(() => undefined);
+    throw error;
+  }
+  await stored(store.releaseLease(id, owner));
+}
+
+type TurnOutcome = Parameters<ThreadRunHooks["end"]>[0];
 
 /**
  * Appends the ended run to the thread's history, as the lease holder and before the checkpoint,
@@ -257,7 +264,7 @@ async function appendHistory(
   store: ThreadStore,
   id: string,
   owner: string,
-  outcome: { runId: string; status: NewHistoryTurn["status"]; turn: RunTurn },
+  outcome: TurnOutcome,
 ): Promise<void> {
   if (typeof store.appendTurn !== "function") return;
   const { prompt, inputs, events } = outcome.turn;

@@ -77,7 +77,7 @@ describe("compactTranscript", () => {
       ev({ type: "tool.started", callId: "c", kind: "file_change", title: "write", rawInput: { content: long } }),
       ev({ type: "tool.completed", callId: "c", status: "completed", output: long, files: [{ path: "f", change: "added", diff: long }] }),
     ];
-    const [message, started, completed] = compactTranscript(events).events as Record<string, unknown>[];
+    const [message, started, completed] = compactTranscript(events).events as unknown as Record<string, unknown>[];
     expect(message!.text).toBe(`${"x".repeat(HISTORY_FIELD_CAP_BYTES)}\n[truncated: 10 bytes omitted]`);
     expect(typeof started!.rawInput).toBe("string");
     expect(started!.rawInput).toMatch(/^\{"content":"x+\n\[truncated: \d+ bytes omitted\]$/);
