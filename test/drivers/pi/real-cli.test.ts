@@ -186,7 +186,7 @@ describeRealCli("pi", () => {
         const events = await collect(stream);
         const result = await stream.result;
         expect(await readFile(join(ctx.workspace, "proof.txt"), "utf8")).toBe("proof from pi");
-        expect(events.find((e) => e.type === "tool.started")).toMatchObject({ callId: "call_proof", kind: "command", title: "bash" });
+        expect(events.find((e) => e.type === "tool.started")).toMatchObject({ callId: "call_proof", kind: "command", name: "bash", command: expect.stringContaining("proof.txt") });
         const done = events.find((e) => e.type === "tool.completed");
         expect(done).toMatchObject({ callId: "call_proof", status: "completed" });
         expect(done?.type === "tool.completed" ? done.output : "").toContain("wrote-proof");
