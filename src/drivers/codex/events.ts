@@ -45,9 +45,9 @@ export interface TurnOutcome {
 export type { FileChangeSummary } from "./tools.js";
 
 /** `fields` without its undefined entries: an absent field stays absent on the wire, never `undefined`. */
-function presentFields(fields: StartedFields): StartedFields {
-  const out: StartedFields = {};
-  for (const key of Object.keys(fields) as (keyof StartedFields)[]) if (fields[key] !== undefined) Object.assign(out, { [key]: fields[key] });
+function presentFields<T extends object>(fields: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key of Object.keys(fields) as (keyof T)[]) if (fields[key] !== undefined) out[key] = fields[key];
   return out;
 }
 
@@ -186,14 +186,14 @@ export class TurnMapper {
       }
       case "collabAgentToolCall": {
         const tool = str(item.tool);
-        await this.#toolStarted(id, "subagent", tool ?? "agent", { name: tool, rawInput: { prompt: str(item.prompt), model: str(item.model) } });
+        await this.#toolStarted(id, "subagent", tool ?? "agent", { name: tool, rawInput: presentFields({ prompt: str(item.prompt), model: str(item.model) }) });
         break;
       }
       case "subAgentActivity":
-        await this.#toolStarted(id, "subagent", str(item.kind) ?? "sub-agent", { name: item.type, rawInput: { model: str(item.model) } });
+        await this.#toolStarted(id, "subagent", str(item.kind) ?? "sub-agent", { name: item.type, rawInput: presentFields({ model: str(item.model) }) });
         break;
       case "webSearch":
-        await this.#toolStarted(id, "web_search", str(item.query) || "web search", { name: item.type, rawInput: { query: str(item.query) } });
+        await this.#toolStarted(id, "web_search", str(item.query) || "web search", { name: item.type, rawInput: presentFields({ query: str(item.query) }) });
         break;
       case "imageView":
         // The path may be a per-run input's local path: never put it in an event.
@@ -210,7 +210,7 @@ export class TurnMapper {
   async #commandStarted(item: ItemOf<"commandExecution">, id: string): Promise<void> {
     const command = str(item.command);
     const cwd = str(item.cwd);
-    await this.#toolStarted(id, "command", command ?? "command", { name: item.type, command, cwd, rawInput: { command, cwd } });
+    await this.#toolStarted(id, "command", command ?? "command", { name: item.type, command, cwd, rawInput: presentFields({ command, cwd }) });
   }
 
   async #fileChangeStarted(item: ItemOf<"fileChange">, id: string): Promise<void> {
@@ -221,7 +221,7 @@ export class TurnMapper {
     await this.#toolStarted(id, "file_change", paths.length > 0 ? `Edit ${paths.join(", ")}` : "Edit files", {
       name: item.type,
       files: files.length > 0 ? files : undefined,
-      rawInput: { changes: changes.map((c) => ({ path: c.path, kind: c.kind, ...(c.movePath !== undefined ? { movePath: c.movePath } : {}) })) },
+      rawInput: { changes: changes.map((c) => presentFields({ path: c.path, kind: c.kind, movePath: c.movePath })) },
     });
   }
 
