@@ -372,7 +372,7 @@ export class UpdateMapper {
     if (size !== undefined) usage.context_size = size;
     const cost = open(update.cost);
     const amount = cost === undefined ? undefined : num(cost.amount);
-    if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cost_usd = amount;
+    if (cost !== undefined && amount !== undefined && str(cost.currency)?.toUpperCase() === "USD") usage.cumulative_cost_usd = amount;
     if (update.used === null) {
       await this.notice("info", "usage_partial", "the agent reported context usage with used: null (kept: size and cost only)");
     }
