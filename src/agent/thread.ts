@@ -164,6 +164,7 @@ export class ThreadHandle implements Thread {
       checkpoint,
       ...(parent.providerSessionId !== undefined ? { providerSessionId: parent.providerSessionId } : {}),
     }));
+    await copyHistory(this.#host, parent, record.id);
     return new ThreadHandle(this.#host, record.id);
   }
 
@@ -228,6 +229,39 @@ export class ThreadHandle implements Thread {
         await endTurn(host.store, id, owner, checkpoint, outcome);
       },
     };
+  }
+}
+
+/**
+ * A fork's conversation is its parent's up to the fork, so its history starts with the parent's
+ * turns up to the parent's checkpoint (renumbered from 1, which they already are). Written under
+ * the new thread's lease; if that fails, the fork is removed again and the failure reported.
+ */
+async function copyHistory(host: ThreadHost, parent: ThreadRecord, forkId: string): Promise<void> {
+  const { store } = host;
+  if (typeof store.history !== "function" || typeof store.appendTurn !== "function" || parent.checkpoint.lastRunId === undefined) return;
+  const turns: NewHistoryTurn[] = [];
+  let reached = false;
+  let before: number | undefined;
+  do {
+    const page = await stored(store.history(parent.id, { limit: 1000, ...(before !== undefined ? { before } : {}) }));
+    for (const { turn: _number, ...turn } of page.turns) {
+      // Turns after the checkpoint the fork starts from (the parent moved on meanwhile) stay out.
+      reached ||= turn.runId === parent.checkpoint.lastRunId;
+      if (reached) turns.push(turn);
+    }
+    before = page.nextBefore;
+  } while (before !== undefined);
+  if (turns.length === 0) return;
+  const owner = `${host.instanceId}/${randomUUID()}`;
+  try {
+    if (!(await stored(store.acquireLease(forkId, owner, host.leaseTtlMs)))) throw new ThreadBusyError();
+    for (const turn of turns.reverse()) await stored(store.appendTurn(forkId, owner, turn));
+    await stored(store.releaseLease(forkId, owner));
+  } catch (error) {
+    await store.releaseLease(forkId, owner).catch(() => undefined);
+    await store.delete(forkId).catch(() => undefined);
+    throw error;
   }
 }
 

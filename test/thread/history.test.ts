@@ -158,6 +158,31 @@ describe.each([
   });
 });
 
+describe("a fork's history", () => {
+  it("starts with the parent's turns up to the fork, then goes its own way", async () => {
+    const store = memoryThreadStore();
+    const agent = agentWith(store);
+    try {
+      const parent = await agent.startThread();
+      await parent.run("turn 1");
+      await expect(parent.run("fail 2")).rejects.toMatchObject({ code: "provider_error" });
+      const fork = await parent.fork();
+      await fork.run("fork 3");
+      await parent.run("parent 3");
+      const forked = (await fork.history()).turns;
+      const original = (await parent.history()).turns;
+      expect(forked.map((t) => [t.turn, t.prompt, t.status])).toEqual([[3, "fork 3", "completed"], [2, "fail 2", "failed"], [1, "turn 1", "completed"]]);
+      expect(original.map((t) => [t.turn, t.prompt])).toEqual([[3, "parent 3"], [2, "fail 2"], [1, "turn 1"]]);
+      expect(forked.slice(1)).toEqual(original.slice(1));
+      expect((await fork.info()).lease).toBeUndefined();
+      const empty = await (await agent.startThread()).fork();
+      expect(await empty.history()).toEqual({ turns: [] });
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
 describe("thread.history() on a fresh thread", () => {
   it("is an empty page", async () => {
     const agent = agentWith(memoryThreadStore());
