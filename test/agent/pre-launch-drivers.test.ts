@@ -77,11 +77,13 @@ function bare(cli: RealCliName): { executable: string; args: string[]; env: Reco
   if (!availability.available) return undefined;
   const { command, prefixArgs } = availability.located;
   const dir = mkdtempSync(join(root, `${cli}-`));
-  const env = { HOME: dir, PATH: process.env.PATH ?? "", XDG_CONFIG_HOME: join(dir, ".config"), TMPDIR: dir };
+  // TMPDIR is a sibling: Codex refuses a home inside its temp dir.
+  const env = { HOME: dir, PATH: process.env.PATH ?? "", XDG_CONFIG_HOME: join(dir, ".config"), TMPDIR: mkdtempSync(join(root, `${cli}-tmp-`)) };
   return { executable: command, args: [...prefixArgs], env, dir };
 }
 
 const LOGINS: { cli: RealCliName; make(b: NonNullable<ReturnType<typeof bare>>): Driver; remedy: RegExp }[] = [
+  { cli: "codex", make: (b) => codex({ executable: b.executable, home: b.dir, env: b.env }), remedy: /codex login.*CODEX_API_KEY/ },
   { cli: "claude", make: (b) => claude({ executable: b.executable, configDir: join(b.dir, "claude"), env: b.env }), remedy: /\/login.*ANTHROPIC_API_KEY/ },
   { cli: "codex-acp", make: (b) => codexAcp({ executable: b.executable, args: b.args, env: b.env }), remedy: /codex login.*OPENAI_API_KEY/ },
   { cli: "copilot", make: (b) => copilot({ executable: b.executable, args: b.args, env: b.env }), remedy: /\/login.*GH_TOKEN/ },

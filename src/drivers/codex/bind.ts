@@ -14,6 +14,7 @@ import type { ThreadResumeParams } from "./protocol/v2/ThreadResumeParams.js";
 import type { ThreadResumeResponse } from "./protocol/v2/ThreadResumeResponse.js";
 import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams.js";
 import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse.js";
+import { refuseWithoutLogin } from "./login.js";
 
 type BindMethod = "thread/fork" | "thread/resume" | "thread/start" | "loaded";
 type BindAnswer = Partial<ThreadStartResponse | ThreadResumeResponse | ThreadForkResponse> | undefined;
@@ -36,6 +37,7 @@ async function requestThread(
     // A warm writer: the thread is still loaded in this app-server, so the turn starts on it directly.
     return { method: "loaded", bound: { thread: { id: loaded } as ThreadStartResponse["thread"] } };
   }
+  await refuseWithoutLogin(channel);
   if (thread?.providerSessionId !== undefined && thread.fork === true) {
     const params: ThreadForkParams = { threadId: thread.providerSessionId, ...settings, excludeTurns: true };
     return { method: "thread/fork", bound: (await channel.guarded("thread/fork", params)) as ThreadForkResponse };

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
 import { codex, isCodexStandby, type CodexConfig, type CodexDriver, type CodexStandby } from "../../../src/drivers/codex/index.js";
 import { resolveExecutable } from "../../../src/drivers/codex/executable.js";
-import { AdaptorError, ConfigError, RunFailedError } from "../../../src/errors/index.js";
+import { AdaptorError, AuthRequiredError, ConfigError, RunFailedError } from "../../../src/errors/index.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import { readFakeLog, runDirect, writeFakeCodex } from "./harness.js";
 
@@ -227,17 +227,18 @@ describe("codex driver on a fake app-server", () => {
   });
 
   describe("run", () => {
-    it("reports a turn refused for want of a login as auth_required, naming codex login and CODEX_API_KEY", async () => {
+    it("refuses a run before delivery when account/read says the provider needs a login, naming codex login and CODEX_API_KEY", async () => {
       const { driver, workspace } = fake("needs-auth");
       const agent = createAgent(driver, { workspace });
       try {
         const stream = agent.stream("say hello");
         const events = await collect(stream);
         const error = await stream.result.then(() => undefined, (e: unknown) => e);
-        expect(error).toBeInstanceOf(RunFailedError);
-        expect(error).toMatchObject({ code: "auth_required", retryable: false });
+        expect(error).toBeInstanceOf(AuthRequiredError);
+        expect(error).toMatchObject({ code: "auth_required", runId: stream.runId, phase: "before_delivery" });
         expect((error as Error).message).toContain("run `codex login`, or set CODEX_API_KEY");
-        expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "auth_required" } });
+        expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "auth_required", phase: "before_delivery" } });
+        expect(events.some((e) => e.type === "thread.bound")).toBe(false);
       } finally {
         await agent.close();
       }
