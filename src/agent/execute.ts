@@ -23,7 +23,7 @@ import { midRunInput } from "./mid-run.js";
 import { createHostBridge, type HostBridge } from "./host-bridge.js";
 import { decideOutcome, failureOf, runStatus, type RunObservation, type RunOutcome } from "./outcome.js";
 import { decodeStructured } from "./structured/decode.js";
-import { deliverOutput, outputDelivery, outputFailure, type OutputDelivery } from "./structured/delivery.js";
+import { deliverOutput, givenUpFailure, outputDelivery, outputFailure, providerGaveUp, type OutputDelivery } from "./structured/delivery.js";
 import type { ResolvedOutput } from "./structured/resolve.js";
 
 export interface ExecutionContext {
@@ -364,6 +364,7 @@ async function publishOutcome(scope: RunScope, outcome: RunOutcome, providerSess
   switch (outcome.kind) {
     case "failed": {
       const { failure, cause } = outcome;
+      if (scope.options.output !== undefined && providerGaveUp(failure)) return failGivenUpOutput(scope, failure, providerSessionId);
       const safe = { ...failure, message: redactor.redactText(failure.message) };
       await timeline.finish({ type: "run.failed", error: safe });
       const partial = {
@@ -410,6 +411,14 @@ async function publishCompleted(scope: RunScope, completed: RunResponse, provide
   };
   await timeline.finish({ type: "run.completed", result: summary });
   return result;
+}
+
+/** The provider refused its model's answers to the schema until it gave up: `output_invalid` too, with its message. */
+async function failGivenUpOutput(scope: RunScope, failure: { message: string }, providerSessionId: string | undefined): Promise<never> {
+  const partial = { runId: scope.timeline.runId, text: scope.timeline.assistantText, ...(providerSessionId !== undefined ? { providerSessionId } : {}) };
+  const { failure: invalid, error } = givenUpFailure(failure.message, partial, scope.redactor);
+  await scope.timeline.finish({ type: "run.failed", error: invalid });
+  throw error;
 }
 
 /** The validated structured value; otherwise `run.failed` with `output_invalid`, rejecting with `OutputInvalidError`. */

@@ -132,6 +132,43 @@ describe("schemas whose output differs from their input", () => {
   });
 });
 
+describe("a provider that validates its model's answers itself", () => {
+  const givingUp = () => {
+    const base = fakeDriver({ script: { steps: [{ markDelivered: true }, { fail: { code: "structured_output_failed", message: "gave up after 5 attempts: /count: must be number" } }] } });
+    const driver: Driver = { ...base, descriptor: () => ({ ...base.descriptor(), features: { ...base.descriptor().features, structuredOutput: true } }) };
+    return driver;
+  };
+
+  it("fails output_invalid with the provider's reason when it gives up on a call with output", async () => {
+    const agent = createAgent(givingUp());
+    try {
+      const stream = agent.stream("JSON please", { output: Fruit });
+      const events = await drain(stream);
+      const error = await stream.result.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OutputInvalidError);
+      expect(error).toMatchObject({
+        code: "output_invalid",
+        message: "structured output: the provider refused the model's answers until it gave up: gave up after 5 attempts: /count: must be number",
+        issues: [],
+      });
+      expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "output_invalid" } });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("keeps the provider's own code for a run without output (a schema the host set in the CLI's args)", async () => {
+    const agent = createAgent(givingUp());
+    try {
+      const error = await agent.run("JSON please").catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(OutputInvalidError);
+      expect(error).toMatchObject({ code: "structured_output_failed" });
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
 describe("a driver without native structured output", () => {
   it("refuses the run before launch unless the host opts into the prompted mode", async () => {
     const { driver, probe } = answering('{"fruit":"fig","count":3}', false);

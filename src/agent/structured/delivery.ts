@@ -42,6 +42,22 @@ export function outputFailure(
   return { failure: { code: "output_invalid", message, phase: "after_delivery", retryable: true }, error };
 }
 
+/** A provider that validates its model's answer itself gave up on it (Claude Code's retries). */
+export function providerGaveUp(failure: RunFailure): boolean {
+  return failure.code === "structured_output_failed";
+}
+
+/** `output_invalid` for a provider that gave up: its message (redacted) says why; no issues of the schema's own. */
+export function givenUpFailure(
+  providerMessage: string,
+  partial: { runId: string; text: string; providerSessionId?: string },
+  redactor: Redactor,
+): { failure: RunFailure; error: OutputInvalidError } {
+  const message = redactor.redactText(`structured output: the provider refused the model's answers until it gave up: ${providerMessage}`);
+  const error = new OutputInvalidError(message, { ...partial, text: redactor.redactText(partial.text) });
+  return { failure: { code: "output_invalid", message, phase: "after_delivery", retryable: true }, error };
+}
+
 /** The schema a run sends natively, if it does (for the driver's standby decision); never throws. */
 export function nativeOutputSchema(output: ResolvedOutput | undefined, nativeSupported: boolean): JsonSchema | undefined {
   if (output === undefined || !nativeSupported || output.mode === "prompted") return undefined;

@@ -82,6 +82,23 @@ describeRealCli("claude", () => {
     });
   });
 
+  it("fails with output_invalid when the CLI gives up on answers its own validator refused", async () => {
+    const script: ModelScript = { turns: [{ reply: { toolCalls: [{ name: "StructuredOutput", arguments: { fruit: "fig", count: "three" } }] }, repeat: true }] };
+    await withRealCli("claude", script, async (ctx) => {
+      const agent = createAgent(claude(driverConfig(ctx)), { workspace: ctx.workspace });
+      try {
+        const error = await agent.run("Which fruit? JSON please", { output: z.object({ fruit: z.string(), count: z.number() }) }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(OutputInvalidError);
+        expect(error).toMatchObject({ code: "output_invalid", phase: "after_delivery" });
+        expect((error as Error).message).toMatch(/^structured output: the provider refused the model's answers until it gave up: .*count/);
+        // The CLI retried the model itself before giving up.
+        expect(modelRequests(ctx).length).toBeGreaterThan(1);
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+
   it("fails with output_invalid and the raw value when the schema refuses what the CLI accepted", async () => {
     const Shout = z.object({ word: z.string().refine((word) => word === word.toUpperCase(), "must be upper case") });
     await withRealCli("claude", answer({ word: "quiet" }), async (ctx) => {
