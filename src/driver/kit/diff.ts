@@ -32,8 +32,10 @@ export function unifiedFileDiff(path: string, before: string | undefined, after:
   const maxBytes = limits.maxBytes ?? DEFAULT_DIFF_MAX_BYTES;
   const oldText = before ?? "";
   const newText = after ?? "";
-  const oldName = before === undefined ? "/dev/null" : `a/${path}`;
-  const newName = after === undefined ? "/dev/null" : `b/${path}`;
+  // An absolute path keeps one slash after the prefix, as git writes it (`a/abs/path`).
+  const headerPath = path.replace(/^\/+/, "");
+  const oldName = before === undefined ? "/dev/null" : `a/${headerPath}`;
+  const newName = after === undefined ? "/dev/null" : `b/${headerPath}`;
   if (Buffer.byteLength(oldText) + Buffer.byteLength(newText) > MAX_DIFFED_BYTES) {
     return `--- ${oldName}\n+++ ${newName}\n${truncationMarker(Buffer.byteLength(newText))}`;
   }

@@ -10,6 +10,10 @@ describe("unifiedFileDiff", () => {
     expect(diff).toContain("\n-two\n+2\n");
   });
 
+  it("writes an absolute path with one slash after the prefix, as git does", () => {
+    expect(unifiedFileDiff("/w/a.txt", "x\n", "y\n").split("\n").slice(0, 2)).toEqual(["--- a/w/a.txt", "+++ b/w/a.txt"]);
+  });
+
   it("names /dev/null for the missing side of an added or deleted file", () => {
     expect(fileChange("n.txt", undefined, "hi\n")).toMatchObject({ path: "n.txt", change: "added" });
     expect(unifiedFileDiff("n.txt", undefined, "hi\n")).toMatch(/^--- \/dev\/null\n\+\+\+ b\/n\.txt\n@@ -0,0 \+1(,1)? @@\n\+hi\n/);
