@@ -43,7 +43,7 @@ export type {
   InputRefOptions,
   InputSourceStream,
 } from "./input/index.js";
-export type { Result, RawRecord } from "./events/types.js";
+export type { Result, RawRecord, ResultSummary } from "./events/types.js";
 export type { AgentOptions, CallDefaults, CallOptions, EventBufferOptions } from "./agent/options.js";
 export type { OutputMode, OutputOption, OutputSchema, OutputSpec, StructuredOf } from "./agent/structured/types.js";
 export type {
@@ -84,7 +84,7 @@ export type {
   TerminalEventType,
   ToolKind,
 } from "./events/types.js";
-export { EVENT_TYPES, TERMINAL_EVENT_TYPES, isTerminalEvent } from "./events/types.js";
+export { EVENT_TYPES, EVENTS_SCHEMA_VERSION, TERMINAL_EVENT_TYPES, isTerminalEvent } from "./events/types.js";
 export type { Usage } from "./events/usage.js";
 export { USAGE_KEYS } from "./events/usage.js";
 
