@@ -289,7 +289,10 @@ export class TurnMapper {
     const messageId = str(body.id) ?? `message_${++this.#itemCounter}`;
     const blocks = Array.isArray(body.content) ? body.content.filter(isObject) : [];
     const pending = this.#pendingItems.get(messageId);
+    // An unstreamed message the CLI wrote for an API error is its error text, not model output: the run's failure carries it.
+    const errorText = error !== undefined && error !== "max_output_tokens" && pending === undefined;
     for (const block of blocks) {
+      if (block.type === "text" && errorText) continue;
       if (block.type === "text") {
         const text = str(block.text) ?? "";
         const streamed = pending?.text.shift() ?? this.#openItemWithText("text", text);
