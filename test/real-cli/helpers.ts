@@ -11,6 +11,8 @@ import {
   type RealCliAvailability,
   type RealCliName,
 } from "../../src/testing/real-cli/index.js";
+import type { AgentEvent } from "../../src/events/types.js";
+import { assertWireEvents } from "../../src/testing/wire-events.js";
 
 /** Generous per-test timeout: real processes, but no timing is asserted. */
 export const REAL_CLI_TIMEOUT_MS = 120_000;
@@ -59,4 +61,15 @@ export function capturedTexts(
     .flatMap((m) => m.parts)
     .filter((p) => p.type === "text" && typeof p.text === "string")
     .map((p) => p.text as string);
+}
+
+/**
+ * Every event of a lane run's stream, checked against the wire contract once the stream ends:
+ * each survives a JSON round trip and validates against the exact event schema.
+ */
+export async function collectWireEvents(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  assertWireEvents(events);
+  return events;
 }
