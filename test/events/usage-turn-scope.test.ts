@@ -17,21 +17,24 @@ const breakdown = (input: number, output: number, cached = 0) => ({
   reasoningOutputTokens: 0,
 });
 
+/** Codex's notification payload as it arrives: unchecked JSON. */
+const observe = (usage: CodexTurnUsage, tokenUsage: object) => usage.observe(tokenUsage as Parameters<CodexTurnUsage["observe"]>[0]);
+
 describe("Codex turn usage", () => {
   it("sums a two-request turn from the growth of total, not from last", () => {
     const usage = new CodexTurnUsage();
     usage.turnStarted();
-    usage.observe({ last: breakdown(1000, 20), total: breakdown(1000, 20), modelContextWindow: 258400 });
-    const second = usage.observe({ last: breakdown(1300, 30), total: breakdown(2300, 50), modelContextWindow: 258400 });
+    observe(usage, { last: breakdown(1000, 20), total: breakdown(1000, 20), modelContextWindow: 258400 });
+    const second = observe(usage, { last: breakdown(1300, 30), total: breakdown(2300, 50), modelContextWindow: 258400 });
     expect(second).toMatchObject({ input_tokens: 2300, output_tokens: 50, total_tokens: 2350, cumulative_input_tokens: 2300, context_size: 258400 });
     expect(usage.current).toEqual(second);
   });
 
   it("takes the snapshot replayed before turn/started as the start, and publishes nothing for it", () => {
     const usage = new CodexTurnUsage();
-    expect(usage.observe({ last: breakdown(1300, 30), total: breakdown(2300, 50), modelContextWindow: null })).toBeUndefined();
+    expect(observe(usage, { last: breakdown(1300, 30), total: breakdown(2300, 50), modelContextWindow: null })).toBeUndefined();
     usage.turnStarted();
-    const turn = usage.observe({ last: breakdown(1500, 40), total: breakdown(3800, 90), modelContextWindow: null });
+    const turn = observe(usage, { last: breakdown(1500, 40), total: breakdown(3800, 90), modelContextWindow: null });
     expect(turn).toMatchObject({ input_tokens: 1500, output_tokens: 40, cumulative_input_tokens: 3800, cumulative_output_tokens: 90 });
     expect(turn!.context_size).toBeUndefined();
   });
@@ -39,15 +42,15 @@ describe("Codex turn usage", () => {
   it("on a warm connection (no replay) starts from the first update's total minus its last", () => {
     const usage = new CodexTurnUsage();
     usage.turnStarted();
-    const turn = usage.observe({ last: breakdown(1500, 40, 300), total: breakdown(3800, 90, 600), modelContextWindow: null });
+    const turn = observe(usage, { last: breakdown(1500, 40, 300), total: breakdown(3800, 90, 600), modelContextWindow: null });
     expect(turn).toMatchObject({ input_tokens: 1500, output_tokens: 40, cached_input_tokens: 300 });
   });
 
   it("leaves a key absent when Codex left it out or its total shrank", () => {
     const usage = new CodexTurnUsage();
-    expect(usage.observe({ total: breakdown(5000, 100), last: breakdown(100, 10), modelContextWindow: null })).toBeUndefined();
+    expect(observe(usage, { total: breakdown(5000, 100), last: breakdown(100, 10), modelContextWindow: null })).toBeUndefined();
     usage.turnStarted();
-    const turn = usage.observe({ total: { inputTokens: 4000, outputTokens: 150 }, last: { inputTokens: 10 }, modelContextWindow: null } as never);
+    const turn = observe(usage, { total: { inputTokens: 4000, outputTokens: 150 }, last: { inputTokens: 10 }, modelContextWindow: null });
     expect(turn).toEqual({ output_tokens: 50, cumulative_input_tokens: 4000, cumulative_output_tokens: 150 });
   });
 });
