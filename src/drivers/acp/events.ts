@@ -9,7 +9,7 @@ import type { Usage } from "../../events/usage.js";
 import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
 import { arr } from "../../driver/json.js";
-import { num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
+import { isObject, num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
 import { agentToolName, commandOf, exitCodeOf, filesOf, outputDelta, textOf, toolKind } from "./tools.js";
 
 export { toolKind } from "./tools.js";
@@ -63,6 +63,24 @@ export function quotaUsage(meta: unknown): Usage | undefined {
   return quota === undefined ? undefined : tokenUsage(quota.token_count);
 }
 
+/**
+ * A `tool_call` announced before its input: `rawInput` an empty object and still pending.
+ * claude-agent-acp sends the input in the next update; `tool.started` waits for it so that its
+ * command, files and name are known at the start.
+ */
+function inputStillStreaming(update: Lenient<ToolUpdate>): boolean {
+  const input: unknown = update.rawInput;
+  const status = str(update.status);
+  return update.sessionUpdate === "tool_call" && isObject(input) && Object.keys(input).length === 0 && status !== "completed" && status !== "failed";
+}
+
+/** `update` without its undefined entries, to lay over a held start. */
+function presentEntries<T extends object>(update: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key of Object.keys(update) as (keyof T)[]) if (update[key] !== undefined) out[key] = update[key];
+  return out;
+}
+
 interface ToolState {
   kind: string | undefined;
   title: string;
@@ -97,6 +115,8 @@ export class UpdateMapper {
   readonly #usageSources: ReadonlySet<AcpUsageSource>;
   readonly #hooks: MapperHooks;
   readonly #tools = new Map<string, ToolState>();
+  /** Calls announced with an empty input the agent is still streaming (claude-agent-acp): started with their next update. */
+  readonly #heldStarts = new Map<string, Lenient<ToolUpdate>>();
   #segment: Segment | undefined;
   #segments = 0;
   #lastMessageText = "";
@@ -212,7 +232,15 @@ export class UpdateMapper {
     let state = this.#tools.get(id);
     const provenance: Provenance = { provider: PROVIDER, itemId: id, event: String(update.sessionUpdate) };
     if (state === undefined) {
-      state = await this.#startTool(id, update, provenance);
+      if (!fromPermission && inputStillStreaming(update)) {
+        this.#heldStarts.set(id, update);
+        return;
+      }
+      const held = this.#heldStarts.get(id);
+      this.#heldStarts.delete(id);
+      // The held announcement with what the update adds laid over it (same call, same variant of fields).
+      const merged = held === undefined ? update : ({ ...held, ...presentEntries(update) } as Lenient<ToolUpdate>);
+      state = await this.#startTool(id, merged, provenance);
       if (fromPermission) return;
     } else {
       if (str(update.kind) !== undefined) state.kind = str(update.kind);
@@ -397,6 +425,8 @@ export class UpdateMapper {
   async finish(): Promise<void> {
     this.#finished = true;
     await this.#closeSegment();
+    for (const [id, held] of this.#heldStarts) await this.#startTool(id, held, { provider: PROVIDER, itemId: id, event: "tool_call" });
+    this.#heldStarts.clear();
     for (const [id, state] of this.#tools) {
       if (state.completed) continue;
       state.completed = true;

@@ -44,7 +44,9 @@ function updateDiff(from: string, to: string, hunks: string, movePath: string | 
   const trailer = movePath === undefined ? undefined : `Moved to: ${movePath}`;
   if (trailer !== undefined && body.endsWith(trailer)) body = body.slice(0, -trailer.length).replace(/\n+$/, "");
   if (body !== "" && !body.endsWith("\n")) body += "\n";
-  return capDiff(`--- a/${from}\n+++ b/${to}\n${body}`);
+  // As the kit and git write an absolute path: `a/abs/path`, not `a//abs/path`.
+  const header = (path: string) => path.replace(/^\/+/, "");
+  return capDiff(`--- a/${header(from)}\n+++ b/${header(to)}\n${body}`);
 }
 
 /** One Codex change as a normalized file change; undefined when it names no path. */

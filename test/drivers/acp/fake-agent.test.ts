@@ -101,7 +101,7 @@ describe("acp driver on a fake ACP agent", () => {
       expect(notices(events).find((e) => e.code === "available_commands")?.message).toContain("/review");
       const done = events.find((e) => e.type === "tool.completed");
       expect(done).toMatchObject({ callId: "edit_1", status: "completed" });
-      expect(done).toMatchObject({ files: [{ path: "/w/a.txt", change: "modified", diff: "--- a//w/a.txt\n+++ b//w/a.txt\n@@ -1,1 +1,1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n" }] });
+      expect(done).toMatchObject({ files: [{ path: "/w/a.txt", change: "modified", diff: "--- a/w/a.txt\n+++ b/w/a.txt\n@@ -1,1 +1,1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n" }] });
       expect(done).not.toHaveProperty("diff");
       expect(events.find((e) => e.type === "tool.started")).toMatchObject({ kind: "file_change" });
       expect(events.filter((e) => e.type === "message.completed").map((e) => (e as { text: string }).text)).toEqual(["first message", "final answer"]);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { UpdateMapper } from "../../../src/drivers/acp/events.js";
+import { readFrame } from "../../../src/driver/lens.js";
 import type { DriverEvent } from "../../../src/events/types.js";
 import { observeToolFields } from "../tool-fields.js";
 
@@ -24,6 +25,9 @@ function mapper(): { m: UpdateMapper; events: DriverEvent[] } {
 const feed = async (m: UpdateMapper, ...updates: object[]) => {
   for (const update of updates) await m.handle({ sessionId: "s", update });
 };
+
+/** A permission request's tool call, read as the driver reads frames. */
+const permissionCall = (value: object) => readFrame<Parameters<UpdateMapper["ensureTool"]>[0]>(value) as Parameters<UpdateMapper["ensureTool"]>[0];
 
 const text = (t: string) => ({ type: "content", content: { type: "text", text: t } });
 
@@ -56,8 +60,8 @@ describe("ACP tool calls", () => {
       { sessionUpdate: "tool_call_update", toolCallId: "call_0", status: "completed", content, rawOutput: { stdout: "Success.\n", success: true } },
     );
     const files = [
-      { path: "/w/added.txt", change: "added", diff: "--- /dev/null\n+++ b//w/added.txt\n@@ -0,0 +1,1 @@\n+hello\n" },
-      { path: "/w/old.txt", change: "modified", diff: "--- a//w/old.txt\n+++ b//w/old.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n" },
+      { path: "/w/added.txt", change: "added", diff: "--- /dev/null\n+++ b/w/added.txt\n@@ -0,0 +1,1 @@\n+hello\n" },
+      { path: "/w/old.txt", change: "modified", diff: "--- a/w/old.txt\n+++ b/w/old.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n" },
     ];
     expect(events.map((e) => e.type)).toEqual(["tool.started", "tool.completed"]);
     expect(events[0]).toMatchObject({ kind: "file_change", files });
@@ -67,21 +71,21 @@ describe("ACP tool calls", () => {
 
   it("Gemini CLI: its _meta.kind says added although oldText is empty; no name, command or exit code is invented", async () => {
     const { m, events } = mapper();
-    await m.ensureTool({
+    await m.ensureTool(permissionCall({
       toolCallId: "write_file__call_0",
       status: "pending",
       title: "Writing to a.txt",
       kind: "edit",
       content: [{ type: "diff", path: "/w/a.txt", oldText: "", newText: "hi\n", _meta: { kind: "add" } }],
-    });
-    await m.ensureTool({ toolCallId: "run_shell_command__call_1", status: "pending", title: "echo out; exit 3", kind: "execute", content: [text("[current working directory /w] (fail)")] });
+    }));
+    await m.ensureTool(permissionCall({ toolCallId: "run_shell_command__call_1", status: "pending", title: "echo out; exit 3", kind: "execute", content: [text("[current working directory /w] (fail)")] }));
     await feed(m, { sessionUpdate: "tool_call_update", toolCallId: "run_shell_command__call_1", status: "completed", title: "echo out; exit 3", content: [], kind: "execute" });
     expect(events[0]).toMatchObject({ type: "tool.started", kind: "file_change", files: [{ path: "/w/a.txt", change: "added", diff: expect.stringContaining("--- /dev/null\n") }] });
     expect(events[1]).toEqual({ type: "tool.started", callId: "run_shell_command__call_1", kind: "command", title: "echo out; exit 3", provenance: expect.anything() });
     expect(events[2]).toEqual({ type: "tool.completed", callId: "run_shell_command__call_1", status: "completed", provenance: expect.anything() });
   });
 
-  it("claude-agent-acp: the tool name from _meta, the diff from a later update, the completion keeps the files", async () => {
+  it("claude-agent-acp: an empty-input announcement starts with the next update, which brings the input and the diff", async () => {
     const { m, events } = mapper();
     const meta = { claudeCode: { toolName: "Write" } };
     await feed(
@@ -90,10 +94,27 @@ describe("ACP tool calls", () => {
       { _meta: meta, toolCallId: "call_w", sessionUpdate: "tool_call_update", rawInput: { file_path: "/w/p.txt", content: "p\n" }, title: "Write p.txt", kind: "edit", content: [{ type: "diff", path: "/w/p.txt", oldText: null, newText: "p\n" }] },
       { _meta: meta, toolCallId: "call_w", sessionUpdate: "tool_call_update", status: "completed", rawOutput: "File created successfully at: /w/p.txt" },
     );
-    expect(events.map((e) => e.type)).toEqual(["tool.started", "tool.updated", "tool.completed"]);
-    expect(events[0]).toMatchObject({ name: "Write", rawInput: {} });
-    expect(events[1]).toMatchObject({ files: [{ path: "/w/p.txt", change: "added" }] });
-    expect(events[2]).toMatchObject({ status: "completed", output: "File created successfully at: /w/p.txt", files: [{ path: "/w/p.txt", change: "added" }] });
+    expect(events.map((e) => e.type)).toEqual(["tool.started", "tool.completed"]);
+    expect(events[0]).toMatchObject({ name: "Write", title: "Write p.txt", rawInput: { file_path: "/w/p.txt" }, files: [{ path: "/w/p.txt", change: "added" }] });
+    expect(events[1]).toMatchObject({ status: "completed", output: "File created successfully at: /w/p.txt", files: [{ path: "/w/p.txt", change: "added" }] });
+  });
+
+  it("claude-agent-acp shell: the command is known at the start; a held announcement the turn ends on is started and cancelled", async () => {
+    const { m, events } = mapper();
+    const meta = { claudeCode: { toolName: "Bash" } };
+    await feed(
+      m,
+      { _meta: meta, toolCallId: "b", sessionUpdate: "tool_call", rawInput: {}, status: "pending", title: "Terminal", kind: "execute", content: [] },
+      { _meta: meta, toolCallId: "b", sessionUpdate: "tool_call_update", rawInput: { command: "make test", description: "run" }, title: "make test", kind: "execute" },
+      { _meta: meta, toolCallId: "h", sessionUpdate: "tool_call", rawInput: {}, status: "pending", title: "Terminal", kind: "execute", content: [] },
+    );
+    expect(events).toEqual([expect.objectContaining({ type: "tool.started", callId: "b", name: "Bash", command: "make test", title: "make test" })]);
+    await m.finish();
+    expect(events.slice(1).map((e) => [e.type, (e as { callId: string }).callId])).toEqual([
+      ["tool.started", "h"],
+      ["tool.completed", "b"],
+      ["tool.completed", "h"],
+    ]);
   });
 
   it("the ACP name field wins; content that grows goes out as deltas, replaced content whole", async () => {

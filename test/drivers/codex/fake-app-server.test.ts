@@ -274,7 +274,7 @@ describe("codex driver on a fake app-server", () => {
         expect(events.find((e) => e.type === "tool.completed" && e.exitCode !== undefined)).toMatchObject({ status: "completed", exitCode: 0, output: "hi\n" });
         expect(events.find((e) => e.type === "tool.started" && e.kind === "file_change")).toMatchObject({ title: "Edit /w/a.txt" });
         expect(events.find((e) => e.type === "tool.completed" && e.files !== undefined)).toMatchObject({
-          files: [{ path: "/w/a.txt", change: "added", diff: expect.stringContaining("--- /dev/null\n+++ b//w/a.txt\n") }],
+          files: [{ path: "/w/a.txt", change: "added", diff: expect.stringContaining("--- /dev/null\n+++ b/w/a.txt\n") }],
         });
         // The turn's aggregate diff (turn/diff/updated) is not glued onto a call.
         expect(events.some((e) => (e.type === "tool.updated" || e.type === "tool.completed") && e.diff !== undefined)).toBe(false);

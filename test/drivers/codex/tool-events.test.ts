@@ -32,10 +32,10 @@ describe("Codex file changes", () => {
   it("become one unified diff per file: added and deleted from the content, updates and moves from the hunks", () => {
     const summaries: FileChangeSummary[] = CHANGES.map((c) => ({ path: c.path, kind: c.kind.type, diff: c.diff, ...(c.kind.move_path ? { movePath: c.kind.move_path } : {}) }));
     expect(normalizeFileChanges(summaries)).toEqual([
-      { path: "/w/added.txt", change: "added", diff: "--- /dev/null\n+++ b//w/added.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n" },
-      { path: "/w/to.txt", movedFrom: "/w/from.txt", change: "modified", diff: "--- a//w/from.txt\n+++ b//w/to.txt\n@@ -1 +1 @@\n-move me\n+moved\n" },
-      { path: "/w/gone.txt", change: "deleted", diff: "--- a//w/gone.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-bye\n" },
-      { path: "/w/old.txt", change: "modified", diff: "--- a//w/old.txt\n+++ b//w/old.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" },
+      { path: "/w/added.txt", change: "added", diff: "--- /dev/null\n+++ b/w/added.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n" },
+      { path: "/w/to.txt", movedFrom: "/w/from.txt", change: "modified", diff: "--- a/w/from.txt\n+++ b/w/to.txt\n@@ -1 +1 @@\n-move me\n+moved\n" },
+      { path: "/w/gone.txt", change: "deleted", diff: "--- a/w/gone.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-bye\n" },
+      { path: "/w/old.txt", change: "modified", diff: "--- a/w/old.txt\n+++ b/w/old.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" },
     ]);
   });
 
