@@ -20,8 +20,63 @@ const NOTICE_CODE_LIST = Object.keys(NOTICE_CODES) as [NoticeCode, ...NoticeCode
  * TypeScript event types.
  */
 export function buildEventSchemas(exact: boolean) {
-  // Typed as the exact mode in both: the consumer mode only lets more through at run time.
-  const obj = <S extends z.core.$ZodLooseShape>(shape: S) => (exact ? z.strictObject(shape) : (z.looseObject(shape) as unknown as z.ZodObject<S, z.core.$strict>));
+  const obj = objectOf(exact);
+  const payloads = payloadShapes(exact);
+  const event = <K extends EventType>(type: K) => obj({ type: z.literal(type), ...payloads.base, ...payloads[type] });
+  const events = {
+    "run.started": event("run.started"),
+    "thread.bound": event("thread.bound"),
+    "message.delta": event("message.delta"),
+    "message.completed": event("message.completed"),
+    "reasoning.delta": event("reasoning.delta"),
+    "reasoning.completed": event("reasoning.completed"),
+    "tool.started": event("tool.started"),
+    "tool.updated": event("tool.updated"),
+    "tool.completed": event("tool.completed"),
+    "plan.updated": event("plan.updated"),
+    "approval.requested": event("approval.requested"),
+    "approval.resolved": event("approval.resolved"),
+    "question.requested": event("question.requested"),
+    "question.resolved": event("question.resolved"),
+    "usage.observed": event("usage.observed"),
+    notice: event("notice"),
+    "run.completed": event("run.completed"),
+    "run.failed": event("run.failed"),
+    "run.cancelled": event("run.cancelled"),
+  };
+  const union = z.discriminatedUnion("type", [
+    events["run.started"],
+    events["thread.bound"],
+    events["message.delta"],
+    events["message.completed"],
+    events["reasoning.delta"],
+    events["reasoning.completed"],
+    events["tool.started"],
+    events["tool.updated"],
+    events["tool.completed"],
+    events["plan.updated"],
+    events["approval.requested"],
+    events["approval.resolved"],
+    events["question.requested"],
+    events["question.resolved"],
+    events["usage.observed"],
+    events.notice,
+    events["run.completed"],
+    events["run.failed"],
+    events["run.cancelled"],
+  ]);
+  return { events, union };
+}
+
+/** Object schemas of one mode. Typed as the exact mode in both: the consumer mode only lets more through at run time. */
+function objectOf(exact: boolean) {
+  return <S extends z.core.$ZodLooseShape>(shape: S) => (exact ? z.strictObject(shape) : (z.looseObject(shape) as unknown as z.ZodObject<S, z.core.$strict>));
+}
+
+/** The fields of every event (`base`) and of each event type. */
+// long-function: one declarative table of the event payloads, mirroring EventPayloads in types.ts
+function payloadShapes(exact: boolean) {
+  const obj = objectOf(exact);
   const errorCode = exact ? z.enum(ERROR_CODE_LIST) : (z.string() as unknown as z.ZodEnum<{ [C in ErrorCode]: C }>);
   const noticeCode = exact ? z.enum(NOTICE_CODE_LIST) : (z.string() as unknown as z.ZodEnum<{ [C in NoticeCode]: C }>);
   const text = z.string();
@@ -121,51 +176,7 @@ export function buildEventSchemas(exact: boolean) {
     "run.failed": { error: runFailure },
     "run.cancelled": { reason: text.optional() },
   } satisfies Record<EventType, z.core.$ZodLooseShape>;
-
-  const event = <K extends EventType>(type: K) => obj({ type: z.literal(type), ...base, ...payloads[type] });
-  const events = {
-    "run.started": event("run.started"),
-    "thread.bound": event("thread.bound"),
-    "message.delta": event("message.delta"),
-    "message.completed": event("message.completed"),
-    "reasoning.delta": event("reasoning.delta"),
-    "reasoning.completed": event("reasoning.completed"),
-    "tool.started": event("tool.started"),
-    "tool.updated": event("tool.updated"),
-    "tool.completed": event("tool.completed"),
-    "plan.updated": event("plan.updated"),
-    "approval.requested": event("approval.requested"),
-    "approval.resolved": event("approval.resolved"),
-    "question.requested": event("question.requested"),
-    "question.resolved": event("question.resolved"),
-    "usage.observed": event("usage.observed"),
-    notice: event("notice"),
-    "run.completed": event("run.completed"),
-    "run.failed": event("run.failed"),
-    "run.cancelled": event("run.cancelled"),
-  };
-  const union = z.discriminatedUnion("type", [
-    events["run.started"],
-    events["thread.bound"],
-    events["message.delta"],
-    events["message.completed"],
-    events["reasoning.delta"],
-    events["reasoning.completed"],
-    events["tool.started"],
-    events["tool.updated"],
-    events["tool.completed"],
-    events["plan.updated"],
-    events["approval.requested"],
-    events["approval.resolved"],
-    events["question.requested"],
-    events["question.resolved"],
-    events["usage.observed"],
-    events.notice,
-    events["run.completed"],
-    events["run.failed"],
-    events["run.cancelled"],
-  ]);
-  return { events, union };
+  return { base, ...payloads };
 }
 
 const consumer = buildEventSchemas(false);
