@@ -1,6 +1,7 @@
 /**
  * The wire contract on the real CLIs: one scripted turn — a shell command, a file write, then an
- * answer — through real Codex, Claude Code, Gemini CLI over ACP, Pi and codex-acp. Every
+ * answer — through real Codex, Claude Code, Pi and the ACP agents Gemini CLI, codex-acp,
+ * claude-agent-acp and Copilot CLI (which writes only). Every
  * recorded event of every driver (the live stream and the transcript) is plain JSON data that
  * survives a JSON round trip, validates against the exact zod schema and against the published
  * JSON Schema (docs/agent-event.schema.json, with ajv as a consumer in another language would),
@@ -13,7 +14,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
 import type { Driver } from "../../src/driver/types.js";
-import { codexAcp, gemini } from "../../src/drivers/acp/index.js";
+import { claudeAcp, codexAcp, copilot, gemini } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
 import { pi } from "../../src/drivers/pi/index.js";
@@ -32,7 +33,8 @@ const validatePublished = new Ajv2020({ strict: false }).compile(published);
 interface Case {
   cli: RealCliName;
   driver(ctx: RealCliContext): Driver;
-  shell: { name: string; arguments: Record<string, unknown> };
+  /** The provider's shell tool, when the scenario uses one. */
+  shell?: { name: string; arguments: Record<string, unknown> };
   write(dirs: RealCliDirs): { name: string; arguments: Record<string, unknown> };
 }
 
@@ -90,17 +92,27 @@ const cases: Case[] = [
     shell: { name: "exec_command", arguments: { cmd: "echo wire-probe" } },
     write: () => CODEX_PATCH,
   },
+  {
+    cli: "claude-agent-acp",
+    driver: (ctx) => claudeAcp({ provider: { baseUrl: base(ctx), apiKeyEnv: "ANTHROPIC_API_KEY", model: ctx.model }, env: ctx.env }),
+    shell: { name: "Bash", arguments: { command: "echo wire-probe", description: "echo a word" } },
+    write: (dirs) => ({ name: "Write", arguments: { file_path: join(dirs.workspace, "wire.txt"), content: "written on the wire\n" } }),
+  },
+  {
+    cli: "copilot",
+    driver: (ctx) => copilot({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: "COPILOT_PROVIDER_API_KEY", model: ctx.model }, env: ctx.env }),
+    write: (dirs) => ({ name: "create", arguments: { path: join(dirs.workspace, "wire.txt"), file_text: "written on the wire\n" } }),
+  },
 ];
 
 function script(c: Case, ctx: RealCliDirs): RealCliScript {
   const [shellId, writeId] = c.cli === "claude" ? ["toolu_wire_shell", "toolu_wire_write"] : ["call_wire_shell", "call_wire_write"];
-  return {
-    turns: [
-      { match: { lastUserTextContains: "wire turn" }, reply: { toolCalls: [{ id: shellId, ...c.shell }], usage: { input_tokens: 100, output_tokens: 10 } } },
-      { match: { toolResultFor: shellId }, reply: { toolCalls: [{ id: writeId, ...c.write(ctx) }], usage: { input_tokens: 120, output_tokens: 10 } } },
-      { match: { toolResultFor: writeId }, reply: { text: "Wire done.", usage: { input_tokens: 140, output_tokens: 5 } } },
-    ],
-  };
+  const write = { toolCalls: [{ id: writeId, ...c.write(ctx) }], usage: { input_tokens: 120, output_tokens: 10 } };
+  const first = c.shell === undefined ? [{ match: { lastUserTextContains: "wire turn" }, reply: write }] : [
+    { match: { lastUserTextContains: "wire turn" }, reply: { toolCalls: [{ id: shellId, ...c.shell }], usage: { input_tokens: 100, output_tokens: 10 } } },
+    { match: { toolResultFor: shellId }, reply: write },
+  ];
+  return { turns: [...first, { match: { toolResultFor: writeId }, reply: { text: "Wire done.", usage: { input_tokens: 140, output_tokens: 5 } } }] };
 }
 
 /** The published JSON Schema's complaints about `events`, paths only. */
