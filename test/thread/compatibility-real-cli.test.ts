@@ -38,7 +38,7 @@ function config(ctx: RealCliContext, baseUrl: string, key: string, token: string
       baseUrl: `${baseUrl}/v1`,
       wireApi: "responses",
       apiKeyEnv: SCRIPTED_KEY_ENV,
-      headers: { "x-gateway-token": token },
+      headers: { "x-gateway-token": token, "x-tenant": "tenant-42" },
       requestMaxRetries: 0,
       streamMaxRetries: 0,
     },
@@ -94,6 +94,8 @@ describeRealCli("codex", () => {
           // Server B got the request, with the first turn's exchange in it: the session continued.
           const onB = modelRequests(serverB.requests);
           expect(onB).toHaveLength(1);
+          // Header values reach Codex through its environment (never its command line) and are sent.
+          expect(onB[0]!.headers).toMatchObject({ "x-tenant": "tenant-42", "x-gateway-token": expect.any(String) });
           expect(texts(onB[0]!)).toContain("Please remember the word heliotrope.");
           expect(texts(onB[0]!)).toContain("Noted: the word is heliotrope.");
           expect(modelRequests(ctx.server.requests)).toHaveLength(1);

@@ -176,6 +176,18 @@ export function tomlValue(value: unknown): string {
   throw new ConfigError("codex: a config value cannot be written as TOML");
 }
 
+/** Prefix of the child variables that carry the provider's header values. */
+const HEADER_VARIABLE_PREFIX = "AGENT_ADAPTOR_CODEX_HEADER_";
+
+/** Header name → the child variable holding its value (Codex's `env_http_headers`), in name order. */
+function headerVariableNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(headers)
+      .sort()
+      .map((name, index) => [name, `${HEADER_VARIABLE_PREFIX}${index}`]),
+  );
+}
+
 /** `-c` overrides for a provider. */
 function providerOverrides(provider: CodexProviderConfig): string[] {
   const table: Record<string, unknown> = {
@@ -183,7 +195,8 @@ function providerOverrides(provider: CodexProviderConfig): string[] {
     base_url: provider.baseUrl,
     wire_api: provider.wireApi,
     env_key: provider.apiKeyEnv,
-    http_headers: provider.headers,
+    // Header values travel in the child's environment: a command line is readable by every local user.
+    env_http_headers: provider.headers === undefined ? undefined : headerVariableNames(provider.headers),
     request_max_retries: provider.requestMaxRetries,
     stream_max_retries: provider.streamMaxRetries,
     stream_idle_timeout_ms: provider.streamIdleTimeoutMs,
@@ -237,6 +250,8 @@ export function childEnv(config: ResolvedCodexConfig, pathDirs: readonly string[
 } {
   const env: Record<string, string | undefined> = { ...config.env };
   if (config.home !== undefined) env.CODEX_HOME = config.home;
+  const headers = config.provider?.headers ?? {};
+  for (const [name, variable] of Object.entries(headerVariableNames(headers))) env[variable] = headers[name];
   const basePath = Object.hasOwn(config.env, "PATH") ? config.env.PATH : process.env.PATH;
   if (pathDirs.length > 0) env.PATH = [...pathDirs, ...(basePath ? [basePath] : [])].join(process.platform === "win32" ? ";" : ":");
   let tmpDirToCreate: string | undefined;

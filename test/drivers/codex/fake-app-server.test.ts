@@ -609,7 +609,7 @@ describe("codex driver on a fake app-server", () => {
     it("writes the provider, model and extra args as app-server overrides", async () => {
       const { driver, workspace, log } = fake("", {
         model: "m1",
-        provider: { id: "local", baseUrl: "http://127.0.0.1:9/v1", wireApi: "responses", apiKeyEnv: "LOCAL_KEY", headers: { "x-team": "a\"b" }, requestMaxRetries: 0, streamMaxRetries: 0 },
+        provider: { id: "local", baseUrl: "http://127.0.0.1:9/v1", wireApi: "responses", apiKeyEnv: "LOCAL_KEY", headers: { "x-team": "a\"b", "x-key": "header-secret-0123" }, requestMaxRetries: 0, streamMaxRetries: 0 },
         args: ["--disable", "plugins"],
       });
       try {
@@ -617,7 +617,7 @@ describe("codex driver on a fake app-server", () => {
         expect(spawns(log)[0]!.args).toEqual([
           "app-server",
           "-c",
-          'model_providers.local={ name = "local", base_url = "http://127.0.0.1:9/v1", wire_api = "responses", env_key = "LOCAL_KEY", http_headers = { x-team = "a\\"b" }, request_max_retries = 0, stream_max_retries = 0 }',
+          'model_providers.local={ name = "local", base_url = "http://127.0.0.1:9/v1", wire_api = "responses", env_key = "LOCAL_KEY", env_http_headers = { x-key = "AGENT_ADAPTOR_CODEX_HEADER_0", x-team = "AGENT_ADAPTOR_CODEX_HEADER_1" }, request_max_retries = 0, stream_max_retries = 0 }',
           "-c",
           'model_provider="local"',
           "-c",
