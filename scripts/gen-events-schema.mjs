@@ -24,13 +24,18 @@ if (!mode) {
 // The schema module imports its siblings: compile that graph alone, inside the checkout so zod resolves.
 mkdirSync(join(root, ".tmp"), { recursive: true });
 const out = mkdtempSync(join(root, ".tmp/events-schema-"));
+/** Exits with 1 after removing the build (process.exit skips finally). */
+const fail = () => {
+  rmSync(out, { recursive: true, force: true });
+  process.exit(1);
+};
 try {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   const args = ["--outDir", out, "--rootDir", join(root, "src"), "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--strict", "--skipLibCheck", join(root, "src/events/schema.ts")];
   const compiled = spawnSync(process.execPath, [tsc, ...args], { cwd: root, encoding: "utf8" });
   if (compiled.status !== 0) {
     console.error(`${compiled.stdout}${compiled.stderr}`.trim());
-    process.exit(1);
+    fail();
   }
   writeFileSync(join(out, "package.json"), '{ "type": "module" }\n');
   const { agentEventJsonSchema } = await import(pathToFileURL(join(out, "events/schema.js")).href);
@@ -40,7 +45,7 @@ try {
     console.log("docs/agent-event.schema.json written");
   } else if (readFileSync(target, "utf8") !== text) {
     console.error("docs/agent-event.schema.json is stale: run node scripts/gen-events-schema.mjs --update");
-    process.exit(1);
+    fail();
   } else {
     console.log("docs/agent-event.schema.json is current");
   }
