@@ -139,7 +139,7 @@ const REDUCERS: Reducers = {
   "message.completed": (s, e) => ({ ...s, messages: completeText(s.messages, e.itemId, e.text) }),
   "reasoning.delta": (s, e) => ({ ...s, reasoning: appendText(s.reasoning, e.itemId, e.text) }),
   "reasoning.completed": (s, e) => ({ ...s, reasoning: completeText(s.reasoning, e.itemId, e.text) }),
-  "tool.started": (s, e) => ({ ...s, tools: upsertTool(s.tools, e.callId, () => startedTool(e)) }),
+  "tool.started": (s, e) => ({ ...s, tools: upsertTool(s.tools, e.callId, (seen) => startedTool(e, seen)) }),
   "tool.updated": (s, e) => ({ ...s, tools: updateTool(s.tools, e.callId, (t) => updatedTool(t, e)) }),
   "tool.completed": (s, e) => ({ ...s, tools: updateTool(s.tools, e.callId, (t) => completedTool(t, e)) }),
   "plan.updated": (s, e) => ({ ...s, plan: e.entries }),
@@ -192,8 +192,11 @@ function completeText(items: TextItemState[], itemId: string, text: string): Tex
   return next;
 }
 
-function startedTool(e: EventOf<"tool.started">): ToolCallState {
-  const tool: ToolCallState = { callId: e.callId, kind: e.kind, title: e.title, status: "running", output: "", files: e.files ?? [] };
+/** The call as its start describes it; what an earlier update or completion of it said is kept. */
+function startedTool(e: EventOf<"tool.started">, seen: ToolCallState | undefined): ToolCallState {
+  const files = e.files ?? seen?.files ?? [];
+  const tool: ToolCallState = { callId: e.callId, kind: e.kind, title: e.title, status: seen?.status ?? "running", output: seen?.output ?? "", files };
+  withOptional(tool, "exitCode", seen?.exitCode);
   withOptional(tool, "name", e.name);
   withOptional(tool, "command", e.command);
   withOptional(tool, "cwd", e.cwd);
@@ -219,11 +222,11 @@ function placeholderTool(callId: string): ToolCallState {
   return { callId, kind: "other", title: callId, status: "running", output: "", files: [] };
 }
 
-function upsertTool(tools: ToolCallState[], callId: string, make: () => ToolCallState): ToolCallState[] {
+function upsertTool(tools: ToolCallState[], callId: string, make: (seen: ToolCallState | undefined) => ToolCallState): ToolCallState[] {
   const at = tools.findIndex((t) => t.callId === callId);
-  if (at < 0) return [...tools, make()];
+  if (at < 0) return [...tools, make(undefined)];
   const next = tools.slice();
-  next[at] = make();
+  next[at] = make(tools[at]);
   return next;
 }
 

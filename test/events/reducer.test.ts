@@ -65,6 +65,16 @@ describe("reduceRunEvent", () => {
     expect(midway.messages).toEqual([{ itemId: "m1", text: "Hello", completed: false }]);
   });
 
+  it("keeps what an update said when the call's start arrives after it", () => {
+    seq = 0;
+    const state = foldRunEvents([
+      ev("tool.updated", { callId: "c", output: "early\n" }),
+      ev("tool.started", { callId: "c", kind: "command", title: "make", command: "make" }),
+      ev("tool.updated", { callId: "c", output: "late\n" }),
+    ]);
+    expect(state.tools).toEqual([{ callId: "c", kind: "command", title: "make", command: "make", status: "running", output: "early\nlate\n", files: [] }]);
+  });
+
   it("records a failure or a cancellation", () => {
     seq = 0;
     const failed = foldRunEvents([ev("run.started", { driver: "d", schemaVersion: 1 }), ev("run.failed", { error: { code: "provider_error", message: "m", phase: "after_delivery", retryable: false } })]);
