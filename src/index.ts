@@ -75,6 +75,8 @@ export type {
   EventOf,
   EventPayloads,
   EventType,
+  FileChange,
+  McpToolRef,
   PlanEntry,
   Provenance,
   Question,
@@ -82,7 +84,10 @@ export type {
   RunFailure,
   TerminalEvent,
   TerminalEventType,
+  ToolCompleted,
   ToolKind,
+  ToolStarted,
+  ToolUpdated,
 } from "./events/types.js";
 export { EVENT_TYPES, EVENTS_SCHEMA_VERSION, TERMINAL_EVENT_TYPES, isTerminalEvent } from "./events/types.js";
 export type { Usage } from "./events/usage.js";
