@@ -148,16 +148,14 @@ function payloadShapes(exact: boolean) {
       files,
       mcp: obj({ server: text, tool: text }).optional(),
       rawInput: z.unknown().optional(),
-      input: z.unknown().optional(),
     },
-    "tool.updated": { callId: text, output: text.optional(), files, diff: text.optional() },
+    "tool.updated": { callId: text, output: text.optional(), files },
     "tool.completed": {
       callId: text,
       status: toolStatus,
       output: text.optional(),
       exitCode: z.number().int().optional(),
       files,
-      diff: text.optional(),
     },
     "plan.updated": { entries: z.array(obj({ text, status: z.enum(["pending", "in_progress", "completed"]) })) },
     "approval.requested": {

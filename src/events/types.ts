@@ -107,8 +107,6 @@ export interface ToolStarted {
   mcp?: McpToolRef;
   /** The provider's own input of the call, redacted; shapes differ per provider. */
   rawInput?: unknown;
-  /** @deprecated Renamed `rawInput`. */
-  input?: unknown;
 }
 
 /** Progress of a tool call. */
@@ -118,8 +116,6 @@ export interface ToolUpdated {
   output?: string;
   /** The call's changed files as now known (each with its diff so far); replaces earlier lists. */
   files?: FileChange[];
-  /** @deprecated Use `files[].diff`. */
-  diff?: string;
 }
 
 /** A tool call ended. */
@@ -132,8 +128,6 @@ export interface ToolCompleted {
   exitCode?: number;
   /** `kind: "file_change"`: the files changed, each with its unified diff. */
   files?: FileChange[];
-  /** @deprecated Use `files[].diff`. */
-  diff?: string;
 }
 
 export interface PlanEntry {

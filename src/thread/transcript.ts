@@ -86,7 +86,7 @@ function mergeDeltas(events: readonly AgentEvent[]): AgentEvent[] {
       const open = openTools.get(event.callId);
       if (open) mergeToolUpdate(open, event);
       else {
-        const copy = withoutDeprecatedDiff({ ...event });
+        const copy = { ...event };
         openTools.set(event.callId, copy);
         out.push(copy);
       }
@@ -100,22 +100,13 @@ function mergeDeltas(events: readonly AgentEvent[]): AgentEvent[] {
 function mergeToolUpdate(into: ToolUpdate, next: ToolUpdate): void {
   if (next.output !== undefined) into.output = (into.output ?? "") + next.output;
   if (next.files !== undefined) into.files = next.files;
-  else if (next.diff !== undefined && into.files === undefined) into.diff = next.diff;
-}
-
-function withoutDeprecatedDiff<T extends { files?: FileChange[]; diff?: string }>(event: T): T {
-  if (event.files !== undefined && event.diff !== undefined) delete event.diff;
-  return event;
 }
 
 /** What the completed event already says is dropped from the merged update; an empty one goes. */
 function keepToolUpdate(update: ToolUpdate, completed: EventOf<"tool.completed"> | undefined): boolean {
   if (completed?.output !== undefined) delete update.output;
-  if (completed?.files !== undefined || completed?.diff !== undefined) {
-    delete update.files;
-    delete update.diff;
-  }
-  return update.output !== undefined || update.files !== undefined || update.diff !== undefined;
+  if (completed?.files !== undefined) delete update.files;
+  return update.output !== undefined || update.files !== undefined;
 }
 
 /** A copy of `event` with its long fields capped. */
@@ -128,11 +119,6 @@ function capEvent(event: AgentEvent): AgentEvent {
       return { ...event, text: capText(event.text) };
     case "tool.started": {
       const copy = { ...event };
-      if (copy.rawInput !== undefined) delete copy.input;
-      else if (copy.input !== undefined) {
-        copy.rawInput = copy.input;
-        delete copy.input;
-      }
       if (copy.rawInput !== undefined) copy.rawInput = capRawInput(copy.rawInput);
       if (copy.command !== undefined) copy.command = capText(copy.command);
       if (copy.files !== undefined) copy.files = copy.files.map(capFile);
@@ -140,9 +126,8 @@ function capEvent(event: AgentEvent): AgentEvent {
     }
     case "tool.updated":
     case "tool.completed": {
-      const copy = withoutDeprecatedDiff({ ...event });
+      const copy = { ...event };
       if (copy.output !== undefined) copy.output = capText(copy.output);
-      if (copy.diff !== undefined) copy.diff = capText(copy.diff);
       if (copy.files !== undefined) copy.files = copy.files.map(capFile);
       return copy;
     }

@@ -95,7 +95,7 @@ describe("no event, error or notice of a run shows the path of its input copies"
         copyPath = request.inputs[0]!.localPath;
         const copyDir = dirname(copyPath);
         request.markDelivered();
-        await sink.emit({ type: "tool.started", callId: "call_1", kind: "read", title: `Read ${copyPath}`, input: { path: copyPath, uri: `file://${copyPath}` } });
+        await sink.emit({ type: "tool.started", callId: "call_1", kind: "read", title: `Read ${copyPath}`, rawInput: { path: copyPath, uri: `file://${copyPath}` } });
         await request.approve({
           requestId: "perm_1",
           kind: "permissions",
@@ -123,7 +123,7 @@ describe("no event, error or notice of a run shows the path of its input copies"
       const copyDir = dirname(copyPath);
       const visible = JSON.stringify(events) + printed(error) + JSON.stringify(seen);
       expect(visible).not.toContain(copyDir);
-      expect(events.find((e) => e.type === "tool.started")).toMatchObject({ title: "Read <input:notes.txt>", input: { path: "<input:notes.txt>", uri: "<input:notes.txt>" } });
+      expect(events.find((e) => e.type === "tool.started")).toMatchObject({ title: "Read <input:notes.txt>", rawInput: { path: "<input:notes.txt>", uri: "<input:notes.txt>" } });
       expect(events.find((e) => e.type === "approval.requested")).toMatchObject({ summary: "Allow reading <input:notes.txt> (outside the workspace, in <inputs>)" });
       expect(events.find((e) => e.type === "tool.completed")).toMatchObject({ output: "read <input:notes.txt>" });
       expect(error).toBeInstanceOf(RunFailedError);

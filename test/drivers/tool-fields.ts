@@ -40,20 +40,21 @@ function noteStarted(fields: Set<string>, event: Extract<ToolEvent, { type: "too
   if (event.cwd !== undefined && event.cwd !== "") fields.add("started.cwd");
   if (event.mcp !== undefined) fields.add("started.mcp");
   if (event.rawInput !== undefined) fields.add("started.rawInput");
-  if (event.input !== undefined) fields.add("deprecated.input");
+  // Fields the contract no longer has: a driver that still sends them shows up in the table.
+  if (Object.hasOwn(event, "input")) fields.add("deprecated.input");
   noteFiles(fields, "started", event.files);
 }
 
 function noteUpdated(fields: Set<string>, event: Extract<ToolEvent, { type: "tool.updated" }>): void {
   if (event.output !== undefined && event.output !== "") fields.add("updated.output");
-  if (event.diff !== undefined) fields.add("deprecated.diff");
+  if (Object.hasOwn(event, "diff")) fields.add("deprecated.diff");
   noteFiles(fields, "updated", event.files);
 }
 
 function noteCompleted(fields: Set<string>, event: Extract<ToolEvent, { type: "tool.completed" }>): void {
   if (event.output !== undefined && event.output !== "") fields.add("completed.output");
   if (event.exitCode !== undefined) fields.add("completed.exitCode");
-  if (event.diff !== undefined) fields.add("deprecated.diff");
+  if (Object.hasOwn(event, "diff")) fields.add("deprecated.diff");
   noteFiles(fields, "completed", event.files);
 }
 

@@ -46,12 +46,12 @@ const PAYLOADS: { [K in EventType]: fc.Arbitrary<EventPayloads[K]> } = {
   "reasoning.completed": rec(item),
   "tool.started": rec(
     { callId: id, kind: fc.constantFrom("command", "file_change", "mcp", "web_search", "subagent", "read", "other"), title: text },
-    { name: id, command: text, cwd: text, files, mcp: rec({ server: id, tool: id }), rawInput: json, input: json },
+    { name: id, command: text, cwd: text, files, mcp: rec({ server: id, tool: id }), rawInput: json },
   ),
-  "tool.updated": rec({ callId: id }, { output: text, files, diff: text }),
+  "tool.updated": rec({ callId: id }, { output: text, files }),
   "tool.completed": rec(
     { callId: id, status: fc.constantFrom("completed", "failed", "declined", "cancelled") },
-    { output: text, exitCode: fc.integer({ min: -255, max: 255 }), files, diff: text },
+    { output: text, exitCode: fc.integer({ min: -255, max: 255 }), files },
   ),
   "plan.updated": rec({ entries: fc.array(rec({ text, status: fc.constantFrom("pending", "in_progress", "completed") }), { maxLength: 4 }) }),
   "approval.requested": rec(

@@ -37,14 +37,14 @@ describe("compactTranscript", () => {
 
   it("merges a tool call's updates into one, leaving out what tool.completed already says", () => {
     const events = [
-      ev({ type: "tool.started", callId: "a", kind: "command", title: "ls", command: "ls", rawInput: { cmd: "ls" }, input: { cmd: "ls" } }),
+      ev({ type: "tool.started", callId: "a", kind: "command", title: "ls", command: "ls", rawInput: { cmd: "ls" } }),
       ev({ type: "tool.updated", callId: "a", output: "one\n" }),
-      ev({ type: "tool.started", callId: "b", kind: "file_change", title: "edit", input: { path: "x" } }),
-      ev({ type: "tool.updated", callId: "b", files: [{ path: "x", change: "modified", diff: "d1" }], diff: "d1" }),
+      ev({ type: "tool.started", callId: "b", kind: "file_change", title: "edit", rawInput: { path: "x" } }),
+      ev({ type: "tool.updated", callId: "b", files: [{ path: "x", change: "modified", diff: "d1" }] }),
       ev({ type: "tool.updated", callId: "a", output: "two\n" }),
       ev({ type: "tool.updated", callId: "b", files: [{ path: "x", change: "modified", diff: "d2" }] }),
       ev({ type: "tool.completed", callId: "a", status: "completed", exitCode: 0 }),
-      ev({ type: "tool.completed", callId: "b", status: "completed", files: [{ path: "x", change: "modified", diff: "d2" }], diff: "d2" }),
+      ev({ type: "tool.completed", callId: "b", status: "completed", files: [{ path: "x", change: "modified", diff: "d2" }] }),
       ev({ type: "tool.started", callId: "c", kind: "command", title: "cat", command: "cat" }),
       ev({ type: "tool.updated", callId: "c", output: "streamed" }),
       ev({ type: "tool.completed", callId: "c", status: "completed", output: "whole output" }),

@@ -277,7 +277,7 @@ describe("codex driver on a fake app-server", () => {
           files: [{ path: "/w/a.txt", change: "added", diff: expect.stringContaining("--- /dev/null\n+++ b/w/a.txt\n") }],
         });
         // The turn's aggregate diff (turn/diff/updated) is not glued onto a call.
-        expect(events.some((e) => (e.type === "tool.updated" || e.type === "tool.completed") && e.diff !== undefined)).toBe(false);
+        expect(events.some((e) => (e.type === "tool.updated" || e.type === "tool.completed") && Object.hasOwn(e, "diff"))).toBe(false);
         expect(events.find((e) => e.type === "notice" && e.code === "codex_warning")).toBeDefined();
 
         const deltas = events.filter((e) => e.type === "message.delta").map((e) => (e as { text: string }).text).join("");
