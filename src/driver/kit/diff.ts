@@ -32,10 +32,8 @@ export function unifiedFileDiff(path: string, before: string | undefined, after:
   const maxBytes = limits.maxBytes ?? DEFAULT_DIFF_MAX_BYTES;
   const oldText = before ?? "";
   const newText = after ?? "";
-  // An absolute path keeps one slash after the prefix, as git writes it (`a/abs/path`).
-  const headerPath = path.replace(/^\/+/, "");
-  const oldName = before === undefined ? "/dev/null" : `a/${headerPath}`;
-  const newName = after === undefined ? "/dev/null" : `b/${headerPath}`;
+  const oldName = before === undefined ? "/dev/null" : `a/${headerPath(path)}`;
+  const newName = after === undefined ? "/dev/null" : `b/${headerPath(path)}`;
   if (Buffer.byteLength(oldText) + Buffer.byteLength(newText) > MAX_DIFFED_BYTES) {
     return `--- ${oldName}\n+++ ${newName}\n${truncationMarker(Buffer.byteLength(newText))}`;
   }
@@ -43,6 +41,21 @@ export function unifiedFileDiff(path: string, before: string | undefined, after:
   // jsdiff starts with an `Index:` banner and a `===` rule; a unified diff starts at `---`.
   const start = patch.indexOf("--- ");
   return capDiff(start > 0 ? patch.slice(start) : patch, maxBytes);
+}
+
+/**
+ * The `---`/`+++` header lines of one file's unified diff: `a/<old>` and `b/<new>`, `/dev/null`
+ * for a side that does not exist (undefined). An absolute path keeps one slash after the prefix,
+ * as git writes it (`a/abs/path`). For drivers that render a provider's own hunks.
+ */
+export function diffHeaders(oldPath: string | undefined, newPath: string | undefined): string {
+  const oldName = oldPath === undefined ? "/dev/null" : `a/${headerPath(oldPath)}`;
+  const newName = newPath === undefined ? "/dev/null" : `b/${headerPath(newPath)}`;
+  return `--- ${oldName}\n+++ ${newName}\n`;
+}
+
+function headerPath(path: string): string {
+  return path.replace(/^\/+/, "");
 }
 
 /**

@@ -48,7 +48,7 @@ export { allUnavailable, observed, unavailable, unsupported } from "../observati
 export type { ProcessExit, ProcessHandle } from "../../process/spawn.js";
 export type { Redactor } from "../../redact/redact.js";
 /** Bounded unified diffs of one file, for `file_change` tool events. */
-export { capDiff, DEFAULT_DIFF_MAX_BYTES, fileChange, unifiedFileDiff } from "./diff.js";
+export { capDiff, DEFAULT_DIFF_MAX_BYTES, diffHeaders, fileChange, unifiedFileDiff } from "./diff.js";
 export type { DiffLimits } from "./diff.js";
 /** What a driver's `compatibility()` keeps: child variables and arguments without credentials, endpoints and locations. */
 export { compatibleArgs, compatibleEnv, isOperationalEnvName } from "./compatibility.js";

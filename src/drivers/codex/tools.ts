@@ -5,7 +5,7 @@
  * `Moved to: <path>`). Each is turned into a real unified diff here, bounded by the kit's cap.
  */
 import type { FileChange } from "../../events/types.js";
-import { capDiff, fileChange } from "../../driver/kit/diff.js";
+import { capDiff, diffHeaders, fileChange } from "../../driver/kit/diff.js";
 import { list, open, str, type Unchecked } from "../../driver/lens.js";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange.js";
 
@@ -44,9 +44,7 @@ function updateDiff(from: string, to: string, hunks: string, movePath: string | 
   const trailer = movePath === undefined ? undefined : `Moved to: ${movePath}`;
   if (trailer !== undefined && body.endsWith(trailer)) body = body.slice(0, -trailer.length).replace(/\n+$/, "");
   if (body !== "" && !body.endsWith("\n")) body += "\n";
-  // As the kit and git write an absolute path: `a/abs/path`, not `a//abs/path`.
-  const header = (path: string) => path.replace(/^\/+/, "");
-  return capDiff(`--- a/${header(from)}\n+++ b/${header(to)}\n${body}`);
+  return capDiff(`${diffHeaders(from, to)}${body}`);
 }
 
 /** One Codex change as a normalized file change; undefined when it names no path. */

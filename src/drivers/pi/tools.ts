@@ -8,7 +8,7 @@
  * signal as successful, so none is given); `edit` returns its own line-numbered diff in
  * `details.diff` (converted here to a unified diff); `write` returns only a byte count.
  */
-import { fileChange, capDiff } from "../../driver/kit/diff.js";
+import { capDiff, diffHeaders, fileChange } from "../../driver/kit/diff.js";
 import type { WorkspaceFileText } from "../../driver/kit/workspace-file.js";
 import type { FileChange, ToolKind } from "../../events/types.js";
 import { arr, isObject, str } from "../../driver/json.js";
@@ -141,5 +141,5 @@ export function unifiedFromPiDiff(path: string, diff: string): string | undefine
     body += hunk.map((l) => `${l.mark}${l.text}\n`).join("");
     shift += newLines - oldLines;
   }
-  return capDiff(`--- a/${path}\n+++ b/${path}\n${body}`);
+  return capDiff(`${diffHeaders(path, path)}${body}`);
 }

@@ -6,7 +6,7 @@
  * (`structuredPatch`) — or, when it reports neither (CodeBuddy), the file read again and diffed
  * against the start's copy.
  */
-import { capDiff, fileChange } from "../../driver/kit/diff.js";
+import { capDiff, diffHeaders, fileChange } from "../../driver/kit/diff.js";
 import type { WorkspaceFileText } from "../../driver/kit/workspace-file.js";
 import type { FileChange } from "../../events/types.js";
 import { isObject, str, type Json } from "./wire.js";
@@ -84,10 +84,8 @@ function hunks(value: unknown): Hunk[] | undefined {
 
 /** A unified diff of `path` from the CLI's hunks, with the same headers and cap as the kit's diffs. */
 export function patchDiff(path: string, change: FileChange["change"], patch: Hunk[]): string {
-  const oldName = change === "added" ? "/dev/null" : `a/${path}`;
-  const newName = change === "deleted" ? "/dev/null" : `b/${path}`;
   const body = patch.map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.map((l) => `${l}\n`).join("")}`).join("");
-  return capDiff(`--- ${oldName}\n+++ ${newName}\n${body}`);
+  return capDiff(`${diffHeaders(change === "added" ? undefined : path, change === "deleted" ? undefined : path)}${body}`);
 }
 
 /**

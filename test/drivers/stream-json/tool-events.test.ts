@@ -10,6 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TurnMapper } from "../../../src/drivers/stream-json/turn.js";
 import type { DriverEvent } from "../../../src/events/types.js";
 
+/** A diff header names an absolute path with one slash after its a/ or b/ prefix, as git does. */
+const headerPath = (path: string): string => path.replace(/^\/+/, "");
+
 type Started = Extract<DriverEvent, { type: "tool.started" }>;
 type Completed = Extract<DriverEvent, { type: "tool.completed" }>;
 
@@ -103,7 +106,7 @@ describe("stream-json tool events: file changes from Claude Code's tool_use_resu
     await toolUse("call_w", "Write", { file_path: path, content: "one\ntwo\n" });
     await writeFile(path, "one\ntwo\n");
     await toolResult("call_w", `File created successfully at: ${path}`, { toolUseResult: { type: "create", filePath: path, content: "one\ntwo\n", structuredPatch: [], originalFile: null } });
-    const expected = { path, change: "added", diff: `--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,2 @@\n+one\n+two\n` };
+    const expected = { path, change: "added", diff: `--- /dev/null\n+++ b/${headerPath(path)}\n@@ -0,0 +1,2 @@\n+one\n+two\n` };
     expect(started("call_w").files).toEqual([expected]);
     expect(completed("call_w")).toMatchObject({ status: "completed", files: [expected] });
   });
@@ -113,7 +116,7 @@ describe("stream-json tool events: file changes from Claude Code's tool_use_resu
     await writeFile(path, "alpha\nbeta\n");
     await toolUse("call_u", "Write", { file_path: path, content: "alpha\nBETA\n" });
     await toolResult("call_u", "updated", { toolUseResult: { type: "update", filePath: path, content: "alpha\nBETA\n", originalFile: "alpha\nbeta\n", structuredPatch: [] } });
-    const diff = `--- a/${path}\n+++ b/${path}\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+BETA\n`;
+    const diff = `--- a/${headerPath(path)}\n+++ b/${headerPath(path)}\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+BETA\n`;
     expect(started("call_u").files).toEqual([{ path, change: "modified", diff }]);
     expect(completed("call_u").files).toEqual([{ path, change: "modified", diff }]);
   });
@@ -125,7 +128,7 @@ describe("stream-json tool events: file changes from Claude Code's tool_use_resu
     await toolResult("call_e", "updated", {
       toolUseResult: { filePath: path, oldString: "b", newString: "B", originalFile: "a\nb\nc\n", structuredPatch: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [" a", "-b", "+B", " c"] }] },
     });
-    const diff = `--- a/${path}\n+++ b/${path}\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n`;
+    const diff = `--- a/${headerPath(path)}\n+++ b/${headerPath(path)}\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n`;
     expect(started("call_e").files).toEqual([{ path, change: "modified", diff }]);
     expect(completed("call_e").files).toEqual([{ path, change: "modified", diff }]);
   });
@@ -140,7 +143,7 @@ describe("stream-json tool events: file changes from Claude Code's tool_use_resu
       toolUseResult: { new_source: "b", cell_id: "c1", cell_type: "code", language: "python", edit_mode: "replace", notebook_path: path, original_file: before, updated_file: after },
     });
     expect(started("call_nb").files).toEqual([{ path, change: "modified" }]);
-    expect(completed("call_nb").files).toEqual([{ path, change: "modified", diff: `--- a/${path}\n+++ b/${path}\n@@ -1,5 +1,5 @@\n {\n  "cells": [\n-  "a"\n+  "b"\n  ]\n }\n` }]);
+    expect(completed("call_nb").files).toEqual([{ path, change: "modified", diff: `--- a/${headerPath(path)}\n+++ b/${headerPath(path)}\n@@ -1,5 +1,5 @@\n {\n  "cells": [\n-  "a"\n+  "b"\n  ]\n }\n` }]);
   });
 
   it("a failed or declined file call reports no changed files", async () => {
@@ -167,7 +170,7 @@ describe("stream-json tool events: file changes compared from the workspace (Cod
     await writeFile(join(workspace, "new.txt"), "fresh\n");
     await writeFile(join(workspace, "old.txt"), "alpha\nBETA\n");
     for (const id of ["call_new", "call_old", "call_same"]) await toolResult(id, [{ type: "text", text: "done" }], { isError: false });
-    expect(completed("call_new").files).toEqual([{ path: join(workspace, "new.txt"), change: "added", diff: `--- /dev/null\n+++ b/${join(workspace, "new.txt")}\n@@ -0,0 +1,1 @@\n+fresh\n` }]);
+    expect(completed("call_new").files).toEqual([{ path: join(workspace, "new.txt"), change: "added", diff: `--- /dev/null\n+++ b/${headerPath(join(workspace, "new.txt"))}\n@@ -0,0 +1,1 @@\n+fresh\n` }]);
     expect(completed("call_old").files).toEqual([{ path: "old.txt", change: "modified", diff: "--- a/old.txt\n+++ b/old.txt\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+BETA\n" }]);
     // CodeBuddy refused the Edit in its result text, yet said is_error false: the file is unchanged.
     expect(completed("call_same").files).toEqual([]);

@@ -22,6 +22,9 @@ import { collect, ofType } from "../helpers.js";
 import { laneEnv } from "../real-lane.js";
 import { expectToolFields } from "../tool-fields.js";
 
+/** A diff header names an absolute path with one slash after its a/ or b/ prefix, as git does. */
+const headerPath = (path: string): string => path.replace(/^\/+/, "");
+
 interface Lane {
   cli: RealCliName;
   driver: string;
@@ -121,8 +124,8 @@ function expectFile(files: FileChange[] | undefined, path: string, change: FileC
   const [file] = files!;
   expect(file).toMatchObject({ path, change });
   const [oldHeader, newHeader] = file!.diff!.split("\n");
-  expect(oldHeader).toBe(change === "added" ? "--- /dev/null" : `--- a/${path}`);
-  expect(newHeader).toBe(`+++ b/${path}`);
+  expect(oldHeader).toBe(change === "added" ? "--- /dev/null" : `--- a/${headerPath(path)}`);
+  expect(newHeader).toBe(`+++ b/${headerPath(path)}`);
   for (const line of lines) expect(file!.diff!.split("\n")).toContain(line);
 }
 
