@@ -10,7 +10,7 @@ import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
 import { arr } from "../../driver/json.js";
 import { isObject, num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
-import { agentToolName, commandOf, exitCodeOf, filesOf, outputDelta, textOf, toolKind } from "./tools.js";
+import { agentToolName, commandOf, commandOutputOf, exitCodeOf, filesOf, outputDelta, textOf, toolKind } from "./tools.js";
 
 export { toolKind } from "./tools.js";
 
@@ -296,8 +296,8 @@ export class UpdateMapper {
     }
     const done: DriverEvent = { type: "tool.completed", callId: id, status, provenance: seen.provenance };
     const rawOutput = update.rawOutput;
-    // The whole output: the final content, else a plain-text rawOutput, else what the deltas carried.
-    const output = seen.text ?? (typeof rawOutput === "string" ? rawOutput : undefined) ?? (state.outputSent !== "" ? state.outputSent : undefined);
+    // The whole output: the final content, else rawOutput's text, else what the deltas carried.
+    const output = seen.text ?? (typeof rawOutput === "string" ? rawOutput : commandOutputOf(rawOutput)) ?? (state.outputSent !== "" ? state.outputSent : undefined);
     if (output !== undefined) done.output = output;
     const exitCode = exitCodeOf(rawOutput);
     if (exitCode !== undefined) done.exitCode = exitCode;

@@ -14,10 +14,14 @@ import { isObject, num, open, openEach, readFrame, str, type Lenient } from "../
 /** The content of a tool update as it may arrive (`tool_call`, `tool_call_update`, a permission request's call). */
 export type AcpToolContent = Pick<Lenient<ToolCallUpdate>, "content">;
 
-/** A tool's `rawOutput` exit status, as agents that run commands report it (camelCase or snake_case). */
+/**
+ * A tool's `rawOutput` exit status (camelCase or snake_case) and whole output, as agents that run
+ * commands report it (codex-acp forwards Codex's `aggregated_output`).
+ */
 interface CommandRawOutput {
   exitCode?: number;
   exit_code?: number;
+  aggregated_output?: string;
 }
 
 /** ACP tool kinds → canonical tool kinds. */
@@ -75,6 +79,11 @@ export function commandOf(rawInput: unknown): { command?: string; cwd?: string }
 export function exitCodeOf(rawOutput: unknown): number | undefined {
   const output = readFrame<CommandRawOutput>(rawOutput);
   return output === undefined ? undefined : num(output.exitCode ?? output.exit_code);
+}
+
+/** The whole command output an agent reports in `rawOutput`, if any. */
+export function commandOutputOf(rawOutput: unknown): string | undefined {
+  return str(readFrame<CommandRawOutput>(rawOutput)?.aggregated_output);
 }
 
 /** The change a diff block stands for: the agent's own `_meta.kind` (Gemini CLI), else `oldText` null → added. */

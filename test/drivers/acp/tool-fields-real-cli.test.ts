@@ -114,6 +114,7 @@ for (const c of cases) {
           if (c.reportsCommand) {
             expect(started[0]).toMatchObject({ command: expect.stringContaining(SHELL) });
             expect(realpathSync(started[0]!.cwd!)).toBe(realpathSync(ctx.workspace));
+            // The whole output: the final content, or (codex-acp, when Codex streamed none) rawOutput's.
             expect(ofType(shell, "tool.completed")[0]).toMatchObject({ status: "failed", exitCode: 3, output: expect.stringContaining("start\nend\n") });
           }
 

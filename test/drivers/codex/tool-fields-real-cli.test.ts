@@ -65,7 +65,10 @@ describeRealCli("codex", () => {
         expect(started).toMatchObject({ kind: "command", name: "commandExecution", command: expect.stringContaining("echo start") });
         expect(realpathSync(started.cwd!)).toBe(realpathSync(ctx.workspace));
         const outputs = ofType(shell, "tool.updated").filter((e) => e.callId === "call_sh").map((e) => e.output ?? "");
-        expect(outputs.join("")).toBe("start\nend\n");
+        // Deltas are what Codex streamed: it may hold the first output back into its own tool result
+        // (its exec yield window), so they end the whole output rather than always spell all of it.
+        expect(outputs.length).toBeGreaterThan(0);
+        expect("start\nend\n".endsWith(outputs.join(""))).toBe(true);
         expect(ofType(shell, "tool.completed").find((e) => e.callId === "call_sh")).toMatchObject({ status: "failed", exitCode: 3, output: "start\nend\n" });
 
         const all = [...patch, ...shell];
