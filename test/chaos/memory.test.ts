@@ -69,7 +69,7 @@ const signed = (mib: number) => `${mib >= 0 ? "+" : ""}${mib.toFixed(1)} MiB`;
 
 const FAMILIES: { name: string; driver: (frames: number) => Driver; workspace: () => string }[] = [
   { name: "codex", driver: (frames) => codex({ executable: bulk(process.execPath, [fixture("../drivers/codex/fixtures/fake-codex.mjs")], "codex", '"turn/started"', frames), home: dir() }), workspace: dir },
-  { name: "stream-json (claude)", driver: (frames) => claude({ executable: bulk(cli.executable, [], "claude", '"message_start"', frames), configDir: cli.configDir }), workspace: () => cli.workspace },
+  { name: "stream-json (claude)", driver: (frames) => claude({ executable: bulk(cli.executable, [], "claude", '"message_start"', frames), configDir: cli.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-memory-key-0123456789" } }), workspace: () => cli.workspace },
   { name: "acp", driver: (frames) => acp({ command: bulk(process.execPath, [fixture("../drivers/acp/fixtures/fake-agent.mjs")], "fake-acp-agent", '"agent_message_chunk"', frames) }), workspace: dir },
 ];
 

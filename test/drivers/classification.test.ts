@@ -84,7 +84,7 @@ describe("malformed frames: one code per condition, coalesced, on every driver f
     afterAll(() => cli?.cleanup());
     it("claude", async () => {
       const fake = (cli = await installFakeCli("claude"));
-      expectCoalesced(await flood(claude({ executable: fake.executable, configDir: fake.configDir }), "[[malformed-flood]]"));
+      expectCoalesced(await flood(claude({ executable: fake.executable, configDir: fake.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-flood-key-0123456789" } }), "[[malformed-flood]]"));
     });
   });
 });
