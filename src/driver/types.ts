@@ -35,7 +35,22 @@ export interface Descriptor {
     userQuestions: boolean;
     structuredOutput: boolean;
   };
+  /** The resource kinds this driver delivers to the provider; anything else is refused before launch. */
+  resources: ResourceSupport;
   configSchema?: JsonSchema;
+}
+
+/**
+ * Which construction resources (and run-scoped services) a driver delivers natively. A resource the
+ * driver does not deliver is refused with `FeatureUnsupportedError` before any process starts.
+ */
+export interface ResourceSupport {
+  instructions: boolean;
+  /** Host tools and run-scoped services, through the agent's loopback MCP server ({@link HostToolsLink}). */
+  hostTools: boolean;
+  skills: boolean;
+  /** MCP servers by transport; `"advertised"`: only when the provider advertises it at initialization. */
+  mcp: { stdio: boolean; http: boolean | "advertised" };
 }
 
 /** Model and effort defaults a driver's config gives (see {@link Driver.defaults}). */
@@ -98,6 +113,32 @@ export interface PrepareRequest extends InspectRequest {
   policy: Policy;
   /** Deterministic compatibility signature core keys the standby by. */
   signature: string;
+  /**
+   * Present when the agent has host tools: the standby's process registers an endpoint opened here
+   * (unbound until a run claims the standby and calls `RunRequest.hostTools.bind`).
+   */
+  hostTools?: HostToolsLink;
+}
+
+/**
+ * The agent's loopback MCP server serving its host tools (and a run's services). One endpoint per
+ * provider process; the server starts lazily on the first `open()` and closes with the agent.
+ */
+export interface HostToolsLink {
+  /** The MCP server name the provider registers the endpoint under (reserved: no agent MCP server may use it). */
+  readonly serverName: string;
+  /** Opens an endpoint for one provider process. From a `RunRequest` it is bound to that run already. */
+  open(): Promise<HostToolsEndpoint>;
+}
+
+/** One provider process's way into the loopback server. Its credentials are registered as secrets. */
+export interface HostToolsEndpoint {
+  /** As a Streamable HTTP MCP server on 127.0.0.1: the bearer token is in `headers`. */
+  readonly http: { name: string; url: string; headers: Record<string, string> };
+  /** As a stdio MCP server (a bridge to the same endpoint) for providers without HTTP MCP: the address travels in `env`. */
+  readonly stdio: { name: string; command: string; args: string[]; env: Record<string, string> };
+  /** Revokes the endpoint (its token stops working). Idempotent. */
+  close(): Promise<void>;
 }
 
 export interface PrepareResponse {
@@ -150,6 +191,13 @@ export interface RunRequest {
   markDelivered(): void;
   /** Register a secret learned during the run (an echoed key); core redacts it from then on. */
   registerSecret(value: string): void;
+  /**
+   * Present when the agent has host tools or the run adds services (`CallOptions.services`).
+   * A driver launching a process opens an endpoint bound to this run; a driver continuing on a
+   * claimed standby or warm writer binds that process's endpoint to this run instead. Core
+   * unbinds at the run's end and aborts handlers still running.
+   */
+  hostTools?: HostToolsLink & { bind(endpoint: HostToolsEndpoint): void };
 }
 
 /**

@@ -3,6 +3,7 @@
  * schemas, approvals and questions, tools, skills, MCP servers, input limits). It sits below
  * `agent/` so drivers stand beside core, not on it.
  */
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { ApprovalDecision, ApprovalOption, Question } from "../events/types.js";
 
 /** A JSON Schema document. */
@@ -62,18 +63,51 @@ export interface InstructionBundle {
   text: string;
 }
 
-/** A host tool the provider may call (exposed via MCP where supported). */
+/**
+ * A host tool as a driver sees it: its name, description and JSON Schema. The handler stays with
+ * the agent's loopback MCP server (see `RunRequest.hostTools`).
+ */
 export interface ToolDeclaration {
   name: string;
   description?: string;
   inputSchema: JsonSchema;
 }
 
-export interface SkillRef {
-  name: string;
-  /** Directory holding the skill's SKILL.md. */
-  path: string;
+/** What a host tool's handler receives beside its validated arguments. */
+export interface HostToolContext {
+  /** Aborted when the run is cancelled or ends, or the provider abandons the call. */
+  signal: AbortSignal;
+  runId: string;
+  /** The thread the run belongs to, for thread runs. */
+  threadId?: string;
 }
+
+/** A host tool's input schema: a JSON Schema, or a Standard Schema offering its JSON Schema (e.g. zod 4). */
+export type ToolInputSchema = JsonSchema | StandardSchemaV1;
+
+/** The arguments a handler receives: the schema's output type, or a JSON object for a JSON Schema. */
+export type ToolArgs<S> = S extends StandardSchemaV1<unknown, infer O> ? O : Record<string, unknown>;
+
+/**
+ * A tool the host implements, offered to the provider through the agent's loopback MCP server.
+ * The handler's result reaches the model (a string as text, anything else as JSON); a throw
+ * becomes a tool error the model sees.
+ */
+export interface HostTool<S extends ToolInputSchema = ToolInputSchema> {
+  name: string;
+  description?: string;
+  inputSchema: S;
+  handler(args: ToolArgs<S>, context: HostToolContext): unknown;
+}
+
+/**
+ * A skill: a directory holding `SKILL.md` (and anything it refers to), or its files given inline
+ * (relative path → content; `SKILL.md` required). Materialized into the provider's own skill
+ * location inside the run's private configuration, never into the workspace or the user's config.
+ */
+export type SkillRef =
+  | { name: string; description?: string; path: string }
+  | { name: string; description?: string; files: Record<string, string> };
 
 export type McpServerConfig =
   | { name: string; command: string; args?: string[]; env?: Record<string, string> }

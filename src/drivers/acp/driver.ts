@@ -102,6 +102,7 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
         userQuestions: false,
         structuredOutput: false,
       },
+      resources: { instructions: false, hostTools: false, skills: false, mcp: { stdio: true, http: "advertised" } },
       configSchema: ACP_CONFIG_SCHEMA,
     };
   }

@@ -29,6 +29,7 @@ export const claudeDialect: StreamJsonDialect = {
     audio: { modes: [] },
   },
   features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true },
+  resources: { instructions: true, hostTools: false, skills: false, mcp: { stdio: true, http: true } },
 
   defaultExecutable: defaultClaudeExecutable,
   install: CLAUDE_INSTALL,

@@ -57,6 +57,7 @@ const DESCRIPTOR: Descriptor = {
     audio: { modes: [] },
   },
   features: { steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true },
+  resources: { instructions: true, hostTools: false, skills: false, mcp: { stdio: true, http: true } },
   configSchema: CODEX_CONFIG_SCHEMA,
 };
 

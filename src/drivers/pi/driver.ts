@@ -91,6 +91,7 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
         audio: { modes: [] },
       },
       features: { steer: "native", resume: "native", fork: "native", approvals: false, userQuestions: false, structuredOutput: false },
+      resources: { instructions: false, hostTools: false, skills: false, mcp: { stdio: false, http: false } },
       configSchema: PI_CONFIG_SCHEMA,
     };
   }

@@ -33,6 +33,8 @@ export interface StreamJsonDialect {
   readonly transport: string;
   readonly inputs: Descriptor["inputs"];
   readonly features: Descriptor["features"];
+  /** The resource kinds this CLI receives from the driver. */
+  readonly resources: Descriptor["resources"];
 
   /** The executable used when the config names none. */
   defaultExecutable(): string;

@@ -104,6 +104,7 @@ function descriptorOf(dialect: StreamJsonDialect): Descriptor {
     transport: dialect.transport,
     inputs: structuredClone(dialect.inputs),
     features: { ...dialect.features },
+    resources: structuredClone(dialect.resources),
     configSchema: STREAM_JSON_CONFIG_SCHEMA,
   };
 }

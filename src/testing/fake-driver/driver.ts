@@ -59,6 +59,7 @@ const FAKE_DESCRIPTOR: Descriptor = {
   transport: "in-process",
   inputs: { image: { modes: [] }, file: { modes: [] }, audio: { modes: [] } },
   features: { steer: "unsupported", resume: "unsupported", fork: "unsupported", approvals: true, userQuestions: true, structuredOutput: false },
+  resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
 };
 
 // long-function: the Driver object literal over the fake's shared state (live processes, probe); each method is short
