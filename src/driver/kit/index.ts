@@ -52,3 +52,17 @@ export { capDiff, DEFAULT_DIFF_MAX_BYTES, diffHeaders, fileChange, unifiedFileDi
 export type { DiffLimits } from "./diff.js";
 /** What a driver's `compatibility()` keeps: child variables and arguments without credentials, endpoints and locations. */
 export { compatibleArgs, compatibleEnv, isOperationalEnvName } from "./compatibility.js";
+/** Skills written into a provider's skill location in a run-owned directory, and removed again. */
+export { materializeSkills, removeSkills } from "./skills.js";
+/** The skill format's rules (name, description, inline file paths) and `SKILL.md` as a provider receives it. */
+export {
+  hasFrontmatterDescription,
+  SKILL_DESCRIPTION_MAX_LENGTH,
+  SKILL_FILE,
+  SKILL_NAME_MAX_LENGTH,
+  SKILL_NAME_PATTERN,
+  skillDescriptionProblem,
+  skillFilePath,
+  skillMarkdown,
+  skillNameProblem,
+} from "./skill-markdown.js";
