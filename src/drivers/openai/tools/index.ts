@@ -1,9 +1,12 @@
 /** The built-in workspace tools of the OpenAI-compatible driver. */
+import { editTool } from "./edit.js";
+import { readTool } from "./read.js";
 import type { BuiltinTool, BuiltinToolsOptions } from "./types.js";
+import { writeTool } from "./write.js";
 
 export type { BuiltinTool, BuiltinToolsOptions, ToolOutcome, ToolRunContext } from "./types.js";
 
 /** The built-in tools, in the order they are offered to the model. */
 export function builtinTools(_options: BuiltinToolsOptions = {}): BuiltinTool[] {
-  return [];
+  return [readTool, writeTool, editTool];
 }

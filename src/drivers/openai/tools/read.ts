@@ -1,0 +1,122 @@
+/** `read`: a text file's lines, numbered, by range, bounded. */
+import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+
+import { field, failure, parseArgs } from "./args.js";
+import { confine, workspaceRoot } from "./confine.js";
+import { looksBinary, reason } from "./files.js";
+import type { BuiltinTool, ToolOutcome, ToolRunContext } from "./types.js";
+
+/** Lines returned when the call gives no `limit`. */
+export const DEFAULT_READ_LINES = 2000;
+/** Characters of one line shown; the rest is cut with a note. */
+export const MAX_LINE_CHARS = 2000;
+/** Bytes of numbered text one call returns at most. */
+export const MAX_READ_BYTES = 256 * 1024;
+
+const schema = z.object({
+  path: z.string().min(1),
+  offset: z.number().int().min(1).optional(),
+  limit: z.number().int().min(1).optional(),
+});
+
+const parameters = {
+  type: "object",
+  properties: {
+    path: { type: "string", description: "The file to read, relative to the workspace." },
+    offset: { type: "integer", minimum: 1, description: "The first line to read (1-based). Default 1." },
+    limit: { type: "integer", minimum: 1, description: `How many lines to read. Default ${DEFAULT_READ_LINES}.` },
+  },
+  required: ["path"],
+  additionalProperties: false,
+};
+
+export const readTool: BuiltinTool = {
+  name: "read",
+  description:
+    `Reads a text file in the workspace. Returns its lines prefixed with their line numbers and a tab (the prefix is not part of the file: never copy it into an edit). ` +
+    `Reads up to ${DEFAULT_READ_LINES} lines from the start unless offset/limit say otherwise; lines longer than ${MAX_LINE_CHARS} characters are cut. ` +
+    `When more lines follow, the output ends with a note giving the offset to continue from. Paths outside the workspace are refused.`,
+  parameters,
+  kind: "read",
+  title: (args) => `Read ${field(args, "path") ?? "file"}`,
+  run: runRead,
+};
+
+async function runRead(args: unknown, ctx: ToolRunContext): Promise<ToolOutcome> {
+  const parsed = parseArgs("read", schema, args);
+  if ("error" in parsed) return parsed.error;
+  const { path, offset = 1, limit = DEFAULT_READ_LINES } = parsed.value;
+  const root = await workspaceRoot(ctx.workspace);
+  if (typeof root !== "string") return failure(root.refused);
+  const target = await confine(root, ctx.workspace, path);
+  if ("refused" in target) return failure(target.refused);
+  if (!target.exists) return failure(`file not found: ${target.display}`);
+  const check = await checkReadable(target.real, target.display);
+  if (check !== undefined) return check;
+  try {
+    return await numberedLines(target.real, target.display, offset, limit, ctx.signal);
+  } catch (error) {
+    if (ctx.signal.aborted) return failure("cancelled");
+    return failure(`cannot read ${target.display}: ${reason(error)}`);
+  }
+}
+
+/** An error outcome for a directory or a binary file; undefined for a readable text file. */
+async function checkReadable(path: string, display: string): Promise<ToolOutcome | undefined> {
+  let handle;
+  try {
+    handle = await open(path, "r");
+    const info = await handle.stat();
+    if (info.isDirectory()) return failure(`${display} is a directory; use list to see its entries`);
+    if (!info.isFile()) return failure(`${display} is not a regular file`);
+    const head = Buffer.alloc(8192);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    if (looksBinary(head.subarray(0, bytesRead))) return failure(`${display} is a binary file (${info.size} bytes); read only shows text files`);
+    return undefined;
+  } catch (error) {
+    return failure(`cannot read ${display}: ${reason(error)}`);
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+async function numberedLines(path: string, display: string, offset: number, limit: number, signal: AbortSignal): Promise<ToolOutcome> {
+  const stream = createReadStream(path, { encoding: "utf8", signal });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const out: string[] = [];
+  let bytes = 0;
+  let lineNumber = 0;
+  let stoppedAt: number | undefined;
+  let byteCapped = false;
+  try {
+    for await (const line of lines) {
+      lineNumber += 1;
+      if (lineNumber < offset) continue;
+      if (out.length >= limit) {
+        stoppedAt = lineNumber;
+        break;
+      }
+      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
+      const numbered = `${String(lineNumber).padStart(6)}\t${shown}`;
+      bytes += Buffer.byteLength(numbered) + 1;
+      if (bytes > MAX_READ_BYTES && out.length > 0) {
+        stoppedAt = lineNumber;
+        byteCapped = true;
+        break;
+      }
+      out.push(numbered);
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+  if (lineNumber === 0) return { output: `${display} is empty`, isError: false };
+  if (out.length === 0) return failure(`offset ${offset} is past the end of ${display} (${lineNumber} lines)`);
+  if (stoppedAt === undefined) return { output: out.join("\n"), isError: false };
+  const why = byteCapped ? `output cap of ${MAX_READ_BYTES} bytes reached` : `limit of ${limit} lines reached`;
+  const note = `[${why}: showing lines ${offset}-${stoppedAt - 1}; more lines follow, read again with offset=${stoppedAt} to continue]`;
+  return { output: `${out.join("\n")}\n${note}`, isError: false };
+}
