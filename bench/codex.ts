@@ -47,7 +47,7 @@ async function spawnAppServer(ctx: RealCliContext) {
   if (executable === undefined) throw new Error("the Codex executable was not found");
   return spawnProcess({
     command: executable.path,
-    args: appServerArgs(config, []),
+    args: appServerArgs(config),
     cwd: ctx.workspace,
     env: childEnv(config, executable.pathDirs).env,
     inheritEnv: inheritedEnv(config),

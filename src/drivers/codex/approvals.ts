@@ -11,6 +11,7 @@ import type { RunRequest } from "../../driver/types.js";
 import type { CodexDriverNoticeCode } from "./codes.js";
 import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
 import { JsonRpcError } from "../../process/index.js";
+import { isToolApproval, toolApproval } from "./mcp-approval.js";
 import type { FileChangeSummary } from "./events.js";
 import type { Json } from "../../driver/json.js";
 import { bool, claim, isObject, list, open, readFrame, str as anyString, type Lenient } from "../../driver/lens.js";
@@ -308,6 +309,7 @@ export async function answerServerRequest(method: string, params: unknown, reque
     case "item/tool/requestUserInput":
       return userInput(params, requestId, ctx);
     case "mcpServer/elicitation/request": {
+      if (isToolApproval(params)) return toolApproval(params, requestId, ctx);
       const server = str(readFrame<McpServerElicitationRequestParams>(params)?.serverName);
       await ctx.notice("warning", "mcp_elicitation_declined", `MCP server ${server ?? "(unknown)"} asked for input; agent-adaptor declined it`);
       return { action: "decline", content: null, _meta: null } satisfies McpServerElicitationRequestResponse;

@@ -1,7 +1,7 @@
 /**
  * Binding a run to its Codex thread: the thread a warm writer still has loaded, a fork
  * (`thread/fork`), a resume (`thread/resume`) or a new thread (`thread/start`). Announces
- * `thread.bound`, and warns about resources the driver does not deliver to Codex.
+ * `thread.bound`.
  */
 import type { RunRequest } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
@@ -53,7 +53,7 @@ async function requestThread(
 /** Binds the thread, announces it and sets the mapper's thread. Rejects before delivery. */
 export async function bindThread(
   channel: TurnChannel,
-  request: Pick<RunRequest, "thread" | "resources">,
+  request: Pick<RunRequest, "thread">,
   settings: ThreadSettings,
   loaded: string | undefined,
   emit: (event: DriverEvent) => Promise<void>,
@@ -73,21 +73,5 @@ export async function bindThread(
   }
   channel.mapper.threadId = threadId;
   await emit({ type: "thread.bound", providerSessionId: threadId, provenance: { provider: "codex", event: method } });
-  await warnUndelivered(request, emit);
   return { threadId, echo };
-}
-
-/** A warning naming the agent's resources this driver does not hand to Codex yet. */
-async function warnUndelivered(request: Pick<RunRequest, "resources">, emit: (event: DriverEvent) => Promise<void>): Promise<void> {
-  const undelivered = [
-    request.resources.tools.length > 0 ? "host tools" : undefined,
-    request.resources.skills.length > 0 ? "skills" : undefined,
-  ].filter((x): x is string => x !== undefined);
-  if (undelivered.length === 0) return;
-  await emit({
-    type: "notice",
-    level: "warning",
-    code: "resources_unsupported",
-    message: `the codex driver does not deliver the agent's ${undelivered.join(" and ")} to Codex yet; they were not offered to the model`,
-  });
 }

@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { tmpdir } from "node:os";
 
 import { z } from "zod";
-import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
+import type { JsonSchema, Policy } from "../../driver/vocabulary.js";
 import { canonicalJson } from "../../driver/signature.js";
 import { compatibleArgs, compatibleEnv } from "../../driver/kit/compatibility.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, initializeTimeoutMsSchema } from "../../driver/initialize-timeout.js";
@@ -204,26 +204,13 @@ function providerOverrides(provider: CodexProviderConfig): string[] {
   return ["-c", `model_providers.${provider.id}=${tomlValue(table)}`, "-c", `model_provider=${tomlValue(provider.id)}`];
 }
 
-/** `-c` overrides declaring the agent's MCP servers (Codex's `mcp_servers.<name>` tables). */
-function mcpOverrides(servers: readonly McpServerConfig[]): string[] {
-  const args: string[] = [];
-  for (const server of servers) {
-    const table: Record<string, unknown> =
-      "command" in server
-        ? { command: server.command, args: server.args, env: server.env }
-        : { url: server.url, http_headers: server.headers };
-    args.push("-c", `mcp_servers.${tomlKey(server.name)}=${tomlValue(table)}`);
-  }
-  return args;
-}
-
 /** The complete argument list after the executable. */
-export function appServerArgs(config: ResolvedCodexConfig, mcp: readonly McpServerConfig[]): string[] {
+export function appServerArgs(config: ResolvedCodexConfig): string[] {
   const args = ["app-server"];
   if (config.provider) args.push(...providerOverrides(config.provider));
   if (config.model !== undefined) args.push("-c", `model=${tomlValue(config.model)}`);
   if (config.effort !== undefined) args.push("-c", `model_reasoning_effort=${tomlValue(config.effort)}`);
-  args.push(...mcpOverrides(mcp));
+  // The agent's MCP servers are not here: they travel with each thread request (mcp.ts), off argv.
   // Lets the model ask the host (`request_user_input`) outside plan mode; a Codex that does not
   // know the feature ignores it. Before `config.args`, so `--disable` there still wins.
   args.push("-c", `features.${USER_INPUT_FEATURE}=true`);

@@ -8,7 +8,6 @@ import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 
 import { withinInitializeTimeout } from "../../driver/initialize-timeout.js";
-import type { McpServerConfig } from "../../driver/vocabulary.js";
 import { AdaptorError, ProviderError, type ProtocolError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { JsonRpcError, JsonRpcPeer, type ProcessHandle } from "../../process/index.js";
@@ -20,6 +19,7 @@ import type { ResolvedExecutable } from "./executable.js";
 import type { ClientRequest } from "./protocol/ClientRequest.js";
 import type { InitializeParams } from "./protocol/InitializeParams.js";
 import type { InitializeResponse } from "./protocol/InitializeResponse.js";
+import { ProcessResources } from "./process-resources.js";
 
 /** Methods of the generated client→server request union. */
 export type ClientMethod = ClientRequest["method"];
@@ -58,7 +58,6 @@ export interface OpenOptions {
   config: ResolvedCodexConfig;
   executable: ResolvedExecutable | undefined;
   cwd: string;
-  mcp: readonly McpServerConfig[];
   redactor: Redactor;
   signal: AbortSignal;
   /** Called right after the process started, before the handshake (for process accounting). */
@@ -71,6 +70,10 @@ export class CodexConnection extends ProcessConnection {
   initialize: InitializeResponse | undefined;
   /** Spawn → `initialize` answer, in ms. */
   handshakeMs = 0;
+  /** The host-tools endpoint and skills directory this process holds; released when it retires or exits. */
+  readonly resources = new ProcessResources();
+  /** The `account/read` answer an inspection of this process read (a standby's), reused by its run. */
+  account: unknown;
   #handlers: ConnectionHandlers | undefined;
   #requestIds = 0;
 
@@ -105,7 +108,7 @@ export class CodexConnection extends ProcessConnection {
     const started = evidenceClock();
     const process = await spawnLaunch({
       command: executable?.path ?? config.executable ?? "codex",
-      args: appServerArgs(config, options.mcp),
+      args: appServerArgs(config),
       cwd: options.cwd,
       env,
       inheritEnv: inheritedEnv(config),
@@ -164,10 +167,19 @@ export class CodexConnection extends ProcessConnection {
     return this.peer.request<T>(method, params, signal ? { signal } : {});
   }
 
-  /** Stops the process group, then the peer; `close()` runs it once. */
+  /** Stops the process group, then the peer, then releases what the process held; `close()` runs it once. */
   protected async shutdown(): Promise<void> {
     this.#handlers = undefined;
-    await this.process.stop();
-    await this.peer.close();
+    try {
+      await this.process.stop();
+      await this.peer.close();
+    } finally {
+      await this.resources.release();
+    }
+  }
+
+  /** A process that exited on its own releases what it held too. */
+  protected override onExit(): void {
+    void this.resources.release();
   }
 }

@@ -4,11 +4,12 @@
  * one unbound standby per `prepare()` (initialized, no thread), and one per run, retired when the
  * run ends.
  */
-import type { McpServerConfig, Policy } from "../../driver/vocabulary.js";
+import type { Policy, SkillRef } from "../../driver/vocabulary.js";
 import type {
   Descriptor,
   Driver,
   EventSink,
+  HostToolsLink,
   InspectRequest,
   InspectResponse,
   ModelDefaults,
@@ -40,6 +41,7 @@ import {
 import { CodexConnection } from "./connection.js";
 import { CODEX_INSTALL, resolveExecutable, type ResolvedExecutable } from "./executable.js";
 import { inspectConnection, TRANSPORT } from "./inspect.js";
+import { installSkills } from "./skills.js";
 import type { ThreadListResponse } from "./protocol/v2/ThreadListResponse.js";
 import type { ThreadLoadedListResponse } from "./protocol/v2/ThreadLoadedListResponse.js";
 import { runTurn } from "./run.js";
@@ -57,7 +59,7 @@ const DESCRIPTOR: Descriptor = {
     audio: { modes: [] },
   },
   features: { steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true },
-  resources: { instructions: true, hostTools: false, skills: false, mcp: { stdio: true, http: true } },
+  resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
   configSchema: CODEX_CONFIG_SCHEMA,
 };
 
@@ -156,10 +158,23 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
     return [...configSecrets(this.#config), ...secretEnvValues(this.#config.env)];
   }
 
-  #open(cwd: string, mcp: readonly McpServerConfig[], signal: AbortSignal): Promise<CodexConnection> {
-    return this.owned.open((onSpawn) =>
-      CodexConnection.open({ config: this.#config, executable: this.#executable, cwd, mcp, redactor: this.#redactor, signal, onSpawn }),
+  /**
+   * A fresh app-server with what the process holds: the agent's skills (materialized and added as
+   * an extra skills root) and, when `hostTools` is given, its own host-tools endpoint. MCP servers
+   * are not per process: each thread request declares them (mcp.ts).
+   */
+  async #open(cwd: string, skills: readonly SkillRef[], hostTools: HostToolsLink | undefined, signal: AbortSignal): Promise<CodexConnection> {
+    const connection = await this.owned.open((onSpawn) =>
+      CodexConnection.open({ config: this.#config, executable: this.#executable, cwd, redactor: this.#redactor, signal, onSpawn }),
     );
+    try {
+      await installSkills(connection, skills, signal);
+      if (hostTools !== undefined) connection.resources.adoptHostTools(await hostTools.open());
+      return connection;
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
   }
 
   #executablePath(): string {
@@ -167,10 +182,12 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
   }
 
   /** Inspection over a fresh connection; failures to start become observations. */
-  protected inspection(request: InspectRequest, signal: AbortSignal): ConnectionInspection<CodexConnection> {
+  protected inspection(request: InspectRequest, signal: AbortSignal, keep: boolean): ConnectionInspection<CodexConnection> {
+    // A standby registers its own endpoint; a transient inspection starts no MCP server at all.
+    const hostTools = keep && "hostTools" in request ? (request as PrepareRequest).hostTools : undefined;
     return {
-      open: () => this.#open(request.workspace, request.resources.mcp, signal),
-      inspect: (connection) => inspectConnection(connection, request.workspace, this.#executablePath(), signal),
+      open: () => this.#open(request.workspace, request.resources.skills, hostTools, signal),
+      inspect: (connection) => inspectConnection(connection, request, this.#executablePath(), signal),
       secrets: configSecrets(this.#config),
       redactor: this.#redactor,
       describeUntyped: (error) => `codex app-server could not be started: ${stderrExcerpt(String(error))}`,
@@ -194,9 +211,9 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
     let loaded: string | undefined;
     return runTurn(request, sink, signal, {
       acquire: async (req, runSignal) => {
-        const standby = req.standby instanceof Standby || req.standby instanceof Writer ? req.standby.claim(this) : undefined;
-        if (standby && req.standby instanceof Writer) loaded = req.standby.session;
-        return standby ?? this.#open(req.workspace, req.resources.mcp, runSignal);
+        const claimed = await this.#claim(req);
+        if (claimed !== undefined && req.standby instanceof Writer) loaded = req.standby.session;
+        return claimed ?? this.#open(req.workspace, req.resources.skills, req.hostTools, runSignal);
       },
       loadedThread: () => loaded,
       keep: (connection, threadId) => new Writer(connection, this, threadId),
@@ -207,6 +224,34 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
         };
       },
     });
+  }
+
+  /**
+   * The claimed standby or warm writer, its host-tools endpoint bound to this run. A standby
+   * prepared without an endpoint gets one now (its threads are not started yet); a warm writer
+   * whose loaded thread has no endpoint cannot offer the run's tools, so it is closed and the
+   * run starts a fresh process.
+   */
+  async #claim(request: RunRequest): Promise<CodexConnection | undefined> {
+    const standby = request.standby;
+    const connection = standby instanceof Standby || standby instanceof Writer ? standby.claim(this) : undefined;
+    if (connection === undefined || request.hostTools === undefined) return connection;
+    const endpoint = connection.resources.hostTools;
+    if (endpoint !== undefined) {
+      request.hostTools.bind(endpoint);
+      return connection;
+    }
+    if (standby instanceof Writer) {
+      await connection.close();
+      return undefined;
+    }
+    try {
+      connection.resources.adoptHostTools(await request.hostTools.open());
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    return connection;
   }
 
   async steer(runId: string, text: string, signal: AbortSignal): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { EvidenceRecorder, type Measured } from "../../driver/kit/evidence.js";
 import { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
-import type { InspectResponse } from "../../driver/types.js";
+import type { InspectRequest, InspectResponse } from "../../driver/types.js";
 import { AdaptorError } from "../../errors/index.js";
 import type {
   AuthReport,
@@ -218,15 +218,20 @@ export function mapConfiguration(answer: unknown): { configuration: Configuratio
 
 /**
  * The MCP servers the effective config declares, by name only (their commands, URLs and
- * environment may hold credentials). Listing their live status (`mcpServerStatus/list`) would
- * start every one of them, so inspection reports what is configured and starts none.
+ * environment may hold credentials), with the agent's own servers (`agentServers`), which the
+ * driver declares in every thread's config overrides (mcp.ts): Codex's config/read, asked without
+ * a thread, cannot state those, and an agent server replaces a configured one of the same name.
+ * Listing live status (`mcpServerStatus/list`) would start every server, so inspection reports
+ * what is configured and starts none.
  */
-export function mapConfiguredMcpServers(answer: unknown): McpReport {
-  const servers = entries(configOf(answer)?.mcp_servers)
-    .map(([name, field]) => ({ name, server: open(field) }))
-    .filter(({ server }) => server !== undefined)
-    .map(({ name, server }) => ({ name, status: bool(server?.enabled) === false ? "disabled" : "configured" }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+export function mapConfiguredMcpServers(answer: unknown, agentServers: readonly string[] = []): McpReport {
+  const byName = new Map<string, string>();
+  for (const [name, field] of entries(configOf(answer)?.mcp_servers)) {
+    const server = open(field);
+    if (server !== undefined) byName.set(name, bool(server.enabled) === false ? "disabled" : "configured");
+  }
+  for (const name of agentServers) byName.set(name, "configured");
+  const servers = [...byName].map(([name, status]) => ({ name, status })).sort((a, b) => a.name.localeCompare(b.name));
   return { servers };
 }
 
@@ -305,7 +310,7 @@ function modelsObservation(models: Paged): Observation<ModelInfo[]> {
 }
 
 /** The three panels `config/read` answers: configuration, profile and the configured MCP servers. */
-function configObservations(config: Single): {
+function configObservations(config: Single, agentServers: readonly string[]): {
   configuration: Observation<ConfigurationReport>;
   profile: Observation<ProfileSnapshot>;
   mcp: Observation<McpReport>;
@@ -329,7 +334,7 @@ function configObservations(config: Single): {
   return {
     configuration: observed(mapped.configuration, records),
     profile: observed(mapped.profile, records),
-    mcp: observed(mapConfiguredMcpServers(config.value), records),
+    mcp: observed(mapConfiguredMcpServers(config.value, agentServers), records),
   };
 }
 
@@ -360,10 +365,11 @@ function skillsObservation(skills: Single): Observation<SkillSnapshot> {
 /** Every panel, from one initialized connection. Rejects only when `signal` aborts. */
 export async function inspectConnection(
   connection: CodexConnection,
-  workspace: string,
+  request: InspectRequest,
   executablePath: string,
   signal: AbortSignal,
 ): Promise<Omit<InspectResponse, "secrets">> {
+  const workspace = request.workspace;
   const recorder = new EvidenceRecorder(TRANSPORT, connection.providerVersion);
   const calls: Calls = { connection, recorder, signal };
   // The handshake's evidence is stamped before the panel calls start.
@@ -377,7 +383,8 @@ export async function inspectConnection(
     single(calls, "account/rateLimits/read", undefined, "account"),
     single(calls, "skills/list", { cwds: [workspace] }, "workspace"),
   ]);
-  const { configuration, profile, mcp } = configObservations(config);
+  if (!("error" in account)) connection.account = account.value;
+  const { configuration, profile, mcp } = configObservations(config, request.resources.mcp.map((server) => server.name));
   return {
     environment,
     models: modelsObservation(models),

@@ -6,6 +6,7 @@
 import type { RunRequest } from "../../driver/types.js";
 import type { Policy } from "../../driver/vocabulary.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
+import type { JsonValue } from "./protocol/serde_json/JsonValue.js";
 import type { AskForApproval } from "./protocol/v2/AskForApproval.js";
 import type { SandboxMode } from "./protocol/v2/SandboxMode.js";
 import type { TurnStartParams } from "./protocol/v2/TurnStartParams.js";
@@ -30,7 +31,8 @@ export interface ThreadSettings {
   sandbox?: SandboxMode;
   approvalPolicy?: AskForApproval;
   developerInstructions?: string;
-  config?: Record<string, boolean>;
+  /** Config overrides of the thread (dotted keys): the network switch, the MCP servers (mcp.ts). */
+  config?: Record<string, JsonValue>;
 }
 
 /** Thread settings from the effective call options; undefined members are left to Codex's config. */

@@ -19,6 +19,7 @@ import { bindThread } from "./bind.js";
 import { TurnChannel } from "./channel.js";
 import type { CodexConnection } from "./connection.js";
 import { TurnMapper } from "./events.js";
+import { mcpThreadConfig } from "./mcp.js";
 import { finishTurn } from "./outcome.js";
 import { threadSettings, turnInput } from "./params.js";
 import { awaitTurnEnd, startTurn } from "./turn.js";
@@ -49,6 +50,9 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   const malformed = new MalformedFrameNotices(emit, "codex app-server");
 
   const connection = await context.acquire(request, signal);
+  // The agent's MCP servers and this process's host-tools endpoint go with the thread request.
+  const mcp = mcpThreadConfig(request.resources.mcp, connection.resources.hostTools, request.policy.approval);
+  if (Object.keys(mcp).length > 0) settings.config = { ...settings.config, ...mcp };
   const registerSteer: RunContext["registerSteer"] = (runId, steer) => context.registerSteer(runId, steer);
   const channel = new TurnChannel({ connection, request, signal, mapper, malformed, registerSteer });
   /** Set once the completed turn's process is handed back as the thread's warm writer. */

@@ -484,19 +484,6 @@ describe("codex driver on a fake app-server", () => {
       }
     });
 
-    it("warns that host tools and skills are not delivered", async () => {
-      const { driver, workspace } = fake();
-      const agent = createAgent(driver, { workspace, tools: [{ name: "lookup", inputSchema: { type: "object" } }] });
-      try {
-        const stream = agent.stream("hello");
-        const events = await collect(stream);
-        expect(events.find((e) => e.type === "notice" && e.code === "resources_unsupported")).toMatchObject({ level: "warning", message: expect.stringContaining("host tools") });
-        await stream.result;
-      } finally {
-        await agent.close();
-      }
-    });
-
     it("routes requestUserInput to onUserInput", async () => {
       const { driver, workspace } = fake();
       const agent = createAgent(driver, {

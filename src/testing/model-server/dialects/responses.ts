@@ -155,6 +155,22 @@ function toolKind(body: unknown, name: string): "function" | "custom" | "local_s
   return "function";
 }
 
+/**
+ * A call of a tool inside a `namespace` tool (Codex offers each MCP server's tools that way, e.g.
+ * namespace `mcp__docs` holding `search`) is scripted as `<namespace>__<tool>` and sent as the
+ * tool's own name with its `namespace`; any other name is sent as it is.
+ */
+function namespacedName(body: unknown, name: string): { name: string; namespace?: string } {
+  for (const raw of asArray(asRecord(body).tools)) {
+    const tool = asRecord(raw);
+    const namespace = asString(tool.name);
+    if (tool.type !== "namespace" || namespace === undefined || !name.startsWith(`${namespace}__`)) continue;
+    const inner = name.slice(namespace.length + 2);
+    if (asArray(tool.tools).some((t) => asRecord(t).name === inner)) return { name: inner, namespace };
+  }
+  return { name };
+}
+
 function usageOf(plan: ReplyPlan): JsonRecord | undefined {
   const u = plan.usage;
   if (!u) return undefined;
@@ -257,7 +273,7 @@ function toolCallItem(plan: ReplyPlan, body: unknown, call: ReplyPlan["toolCalls
   const id = `${custom ? "ctc" : "fc"}_${seq}_${n}`;
   const field = custom ? "input" : "arguments";
   const eventBase = custom ? "response.custom_tool_call_input" : "response.function_call_arguments";
-  const base = { id, type: custom ? "custom_tool_call" : "function_call", call_id: call.id, name: call.name };
+  const base = { id, type: custom ? "custom_tool_call" : "function_call", call_id: call.id, ...namespacedName(body, call.name) };
   return {
     item: { ...base, status: "completed", [field]: call.arguments },
     stream: (output_index) => [

@@ -1,0 +1,35 @@
+/**
+ * The agent's skills on a Codex process: materialized into a 0700 directory the process owns
+ * (never the workspace, never the Codex home) and added as an extra skills root
+ * (`skills/extraRoots/set`), so `skills/list` and every thread's skills catalogue include them.
+ * The directory is removed when the process retires (ProcessResources).
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { materializeSkills } from "../../driver/kit/skills.js";
+import type { SkillRef } from "../../driver/vocabulary.js";
+import { ProviderError } from "../../errors/index.js";
+import { JsonRpcError } from "../../process/index.js";
+import type { CodexConnection } from "./connection.js";
+import type { SkillsExtraRootsSetParams } from "./protocol/v2/SkillsExtraRootsSetParams.js";
+
+/** Materializes `skills` for `connection`'s process and makes Codex load them. No skills: nothing. */
+export async function installSkills(connection: CodexConnection, skills: readonly SkillRef[], signal: AbortSignal): Promise<void> {
+  if (skills.length === 0) return;
+  const dir = await mkdtemp(join(tmpdir(), "agent-adaptor-codex-skills-"));
+  connection.resources.adoptSkillsDir(dir);
+  await materializeSkills(skills, dir);
+  const params: SkillsExtraRootsSetParams = { extraRoots: [dir] };
+  try {
+    await connection.request("skills/extraRoots/set", params, signal);
+  } catch (error) {
+    if (!(error instanceof JsonRpcError)) throw error;
+    throw new ProviderError(`codex: the agent's skills could not be registered (skills/extraRoots/set: ${error.message})`, {
+      code: "provider_error",
+      phase: "before_delivery",
+      cause: error,
+    });
+  }
+}
