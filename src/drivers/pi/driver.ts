@@ -8,7 +8,21 @@
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, ModelDefaults, PrepareRequest, PrepareResponse, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
+import type {
+  Descriptor,
+  Driver,
+  EventSink,
+  HostToolsEndpoint,
+  InspectRequest,
+  InspectResponse,
+  ModelDefaults,
+  PrepareRequest,
+  PrepareResponse,
+  RunRequest,
+  RunResponse,
+  StandbyHandle,
+  StandbyUse,
+} from "../../driver/types.js";
 import type { Policy } from "../../driver/vocabulary.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
@@ -32,6 +46,7 @@ import {
 } from "./config.js";
 import { inspectConnection, TRANSPORT } from "./inspect.js";
 import { PiConnection } from "./rpc.js";
+import { needsExtension, openProcessResources, type ProcessResources, type ResourceRequest } from "./resources.js";
 import { PI_IMAGE_MEDIA_TYPES, runPiTurn } from "./run.js";
 
 const INSTALL = "npm install -g @mariozechner/pi-coding-agent";
@@ -73,6 +88,8 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
   readonly #redactor: Redactor;
   readonly #queues = new Map<string, QueueSender>();
   readonly #descriptor: Descriptor;
+  /** The host-tools endpoint each process registered (a standby's is bound to the run claiming it). */
+  readonly #endpoints = new WeakMap<PiConnection, HostToolsEndpoint>();
   /** The isolated agent directory holding a bound provider's `models.json`. */
   #agentDir: Promise<string> | undefined;
 
@@ -91,7 +108,8 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
         audio: { modes: [] },
       },
       features: { steer: "native", resume: "native", fork: "native", approvals: false, userQuestions: false, structuredOutput: false },
-      resources: { instructions: false, hostTools: false, skills: false, mcp: { stdio: false, http: false } },
+      // Skills natively (--skill); instructions, host tools and MCP servers through the driver's extension.
+      resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
       configSchema: PI_CONFIG_SCHEMA,
     };
   }
@@ -140,10 +158,10 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
     return this.#agentDir;
   }
 
-  async #spawnArgs(session: string[]): Promise<{ args: string[]; env: Record<string, string | undefined> }> {
+  async #spawnArgs(session: string[], given: ProcessResources, extension: boolean): Promise<{ args: string[]; env: Record<string, string | undefined> }> {
     const c = this.#config;
     const args = [...c.args, "--mode", "rpc"];
-    const env: Record<string, string | undefined> = { ...c.env };
+    const env: Record<string, string | undefined> = { ...c.env, ...given.env };
     if (c.sessionDir !== undefined) args.push("--session-dir", c.sessionDir);
     if (c.provider !== undefined) {
       args.push("--provider", BOUND_PROVIDER, "--model", c.provider.model);
@@ -152,23 +170,56 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
     } else if (c.agentDir !== undefined) {
       env.PI_CODING_AGENT_DIR = c.agentDir;
     }
-    if (c.tools !== undefined) args.push(...(c.tools.length === 0 ? ["--no-tools"] : ["--tools", c.tools.join(",")]));
-    args.push(...session);
+    // Pi's --tools allowlist would also drop the extension's tools: the extension activates the allowed built-ins beside its own.
+    if (c.tools !== undefined && extension) args.push("--no-builtin-tools");
+    else if (c.tools !== undefined) args.push(...(c.tools.length === 0 ? ["--no-tools"] : ["--tools", c.tools.join(",")]));
+    args.push(...given.args, ...session);
     return { args, env };
   }
 
-  #open(cwd: string, signal: AbortSignal, session: string[] = []): Promise<PiConnection> {
+  /** What a process is given of the agent's resources. */
+  #resources(resources: RunRequest["resources"], hostTools: ResourceRequest["hostTools"], inspectOnly = false): ResourceRequest {
+    const request: ResourceRequest = { resources, inspectOnly };
+    if (hostTools !== undefined) request.hostTools = hostTools;
+    if (this.#config.tools !== undefined) request.builtinTools = this.#config.tools;
+    return request;
+  }
+
+  /** Starts Pi with its resources; they are released when the process exits (or fails to start). */
+  #open(cwd: string, signal: AbortSignal, resources: ResourceRequest, session: string[] = []): Promise<PiConnection> {
     return this.owned.open(async (onSpawn) => {
-      const { args, env } = await this.#spawnArgs(session);
-      const c = this.#config;
-      return PiConnection.open({ command: c.executable, args, cwd, env, inheritEnv: c.inheritEnv, redactor: this.#redactor, initializeTimeoutMs: c.initializeTimeoutMs, signal, onSpawn });
+      signal.throwIfAborted();
+      const given = await openProcessResources(resources);
+      try {
+        const { args, env } = await this.#spawnArgs(session, given, needsExtension(resources));
+        const c = this.#config;
+        const connection = await PiConnection.open({
+          command: c.executable,
+          args,
+          cwd,
+          env,
+          inheritEnv: c.inheritEnv,
+          redactor: this.#redactor,
+          initializeTimeoutMs: c.initializeTimeoutMs,
+          signal,
+          onSpawn,
+        });
+        if (given.endpoint !== undefined) this.#endpoints.set(connection, given.endpoint);
+        connection.retireWith(given.close);
+        return connection;
+      } catch (error) {
+        await given.close();
+        throw error;
+      }
     });
   }
 
-  protected inspection(request: InspectRequest, signal: AbortSignal): ConnectionInspection<PiConnection> {
+  protected inspection(request: InspectRequest, signal: AbortSignal, keep: boolean): ConnectionInspection<PiConnection> {
+    // prepare() keeps the process as a standby: it gets everything a run would (its endpoint unbound until a run claims it).
+    const hostTools = keep ? (request as PrepareRequest).hostTools : undefined;
     return {
-      open: () => this.#open(request.workspace, signal),
-      inspect: (connection) => inspectConnection(connection, this.#config.executable, signal),
+      open: () => this.#open(request.workspace, signal, this.#resources(request.resources, hostTools, !keep)),
+      inspect: (connection) => inspectConnection(connection, this.#config.executable, signal, request.resources),
       secrets: configSecrets(this.#config),
       redactor: this.#redactor,
     };
@@ -186,11 +237,12 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
     return runPiTurn(request, sink, signal, {
       acquire: async (req, runSignal) => {
         const thread = req.thread;
+        const resources = this.#resources(req.resources, req.hostTools);
         if (thread?.providerSessionId !== undefined) {
-          return this.#open(req.workspace, runSignal, [thread.fork === true ? "--fork" : "--session", thread.providerSessionId]);
+          return this.#open(req.workspace, runSignal, resources, [thread.fork === true ? "--fork" : "--session", thread.providerSessionId]);
         }
-        const standby = req.standby instanceof Standby ? req.standby.claim(this) : undefined;
-        return standby ?? this.#open(req.workspace, runSignal);
+        const standby = await this.#claim(req);
+        return standby ?? this.#open(req.workspace, runSignal, resources);
       },
       registerQueue: (runId, send) => {
         this.#queues.set(runId, send);
@@ -199,6 +251,24 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
         };
       },
     });
+  }
+
+  /**
+   * The run's standby, its endpoint bound to the run. A standby without an endpoint cannot offer
+   * a run's host tools (its Pi has no extension connected): it is closed and a process started.
+   */
+  async #claim(request: RunRequest): Promise<PiConnection | undefined> {
+    if (!(request.standby instanceof Standby)) return undefined;
+    const connection = request.standby.claim(this);
+    if (connection === undefined) return undefined;
+    const endpoint = this.#endpoints.get(connection);
+    if (request.hostTools === undefined) return connection;
+    if (endpoint === undefined) {
+      await connection.close();
+      return undefined;
+    }
+    request.hostTools.bind(endpoint);
+    return connection;
   }
 
   #queue(kind: "steer" | "follow_up", runId: string, text: string, signal: AbortSignal): Promise<void> {

@@ -1,12 +1,14 @@
 /**
  * Inspection over a ready Pi process: `get_state` (configuration), `get_available_models` (models,
- * and whether any provider has credentials) and `get_commands` (extension and skill commands).
- * Nothing here prompts, so no session file is created.
+ * and whether any provider has credentials) and `get_commands` (extension, prompt and skill
+ * commands; the skills panel is its `skill:<name>` entries). Nothing here prompts, so no session
+ * file is created, and no MCP server is started: Pi has none of its own, and the agent's are
+ * connected by the driver's extension only in a process that serves runs.
  */
 import { EvidenceRecorder } from "../../driver/kit/evidence.js";
-import type { InspectResponse } from "../../driver/types.js";
+import type { InspectResponse, ResolvedResources } from "../../driver/types.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
-import type { ConfigurationReport, ModelInfo, NativeCommandInfo, Observation } from "../../inspect/types.js";
+import type { ConfigurationReport, McpReport, ModelInfo, NativeCommandInfo, Observation, SkillInfo, SkillSnapshot } from "../../inspect/types.js";
 import { arr, errorText, isObject, num, str, type Json } from "../../driver/json.js";
 import { PI_THINKING_LEVELS } from "./config.js";
 import { PiCommandError, type PiConnection } from "./rpc.js";
@@ -46,30 +48,48 @@ function failed<T>(method: string, error: unknown): Observation<T> {
   return unavailable("provider_error", `${method} failed: ${errorText(error)}`);
 }
 
-/** The `commands` panel: `get_commands` (what extensions and skills add). */
-async function commandsPanel(connection: PiConnection, recorder: EvidenceRecorder, signal: AbortSignal): Promise<Observation<NativeCommandInfo[]>> {
+/** The `commands` and `skills` panels: `get_commands` (what extensions, prompt templates and skills add). */
+async function commandPanels(
+  connection: PiConnection,
+  recorder: EvidenceRecorder,
+  signal: AbortSignal,
+): Promise<{ commands: Observation<NativeCommandInfo[]>; skills: Observation<SkillSnapshot> }> {
   const call = await recorder.measure("get_commands", () => connection.request("get_commands", {}, signal, "before_delivery"));
   if ("error" in call) {
     signal.throwIfAborted();
-    return failed("get_commands", call.error);
+    return { commands: failed("get_commands", call.error), skills: failed("get_commands", call.error) };
   }
   const data = call.value;
   if (!isObject(data) || !Array.isArray(data.commands)) {
-    return unavailable("malformed_response", "pi answered get_commands with something other than a command list");
+    const why = "pi answered get_commands with something other than a command list";
+    return { commands: unavailable("malformed_response", why), skills: unavailable("malformed_response", why) };
   }
-  const list = data.commands.filter(isObject).map((c) => {
-    const info: NativeCommandInfo = { name: str(c.name) ?? "" };
+  const entries = data.commands.filter(isObject).filter((c) => str(c.name) !== undefined && c.name !== "");
+  const list = entries.map((c) => {
+    const info: NativeCommandInfo = { name: str(c.name)! };
     if (str(c.description) !== undefined) info.description = str(c.description)!;
     return info;
   });
-  return observed(
-    list.filter((c) => c.name !== ""),
-    [call.evidence],
-  );
+  return { commands: observed(list, [call.evidence]), skills: observed({ skills: entries.filter((c) => c.source === "skill").map(skillInfo) }, [call.evidence]) };
+}
+
+/** A `skill:<name>` command as a skill; its source is where Pi found it (`path`: given on the command line). */
+function skillInfo(command: Json): SkillInfo {
+  const info: SkillInfo = { name: str(command.name)!.replace(/^skill:/, ""), enabled: true };
+  if (str(command.description) !== undefined) info.description = str(command.description)!;
+  if (str(command.location) !== undefined) info.source = str(command.location)!;
+  return info;
+}
+
+/** Pi has no MCP of its own: the agent's servers are connected by the driver's extension when a run's process starts, never here. */
+function mcpPanel(resources: ResolvedResources | undefined): Observation<McpReport> {
+  const names = (resources?.mcp ?? []).map((s) => s.name);
+  if (names.length === 0) return unsupported("pi has no MCP of its own (the driver delivers an agent's MCP servers through its extension)");
+  return unavailable("not_started", `pi has no MCP of its own: the driver's extension connects ${names.join(", ")} when a run's process starts, and inspect() starts none`);
 }
 
 /** Every panel from a ready connection. */
-export async function inspectConnection(connection: PiConnection, executable: string, signal: AbortSignal): Promise<InspectResponse> {
+export async function inspectConnection(connection: PiConnection, executable: string, signal: AbortSignal, resources?: ResolvedResources): Promise<InspectResponse> {
   const state = connection.state;
   const current = isObject(state.model) ? state.model : undefined;
   const recorder = new EvidenceRecorder(TRANSPORT);
@@ -81,9 +101,9 @@ export async function inspectConnection(connection: PiConnection, executable: st
   if (str(state.thinkingLevel) !== undefined) configuration.effort = str(state.thinkingLevel)!;
 
   // Both questions go out at once: one round trip after the handshake instead of two.
-  const [listing, commands] = await Promise.all([
+  const [listing, { commands, skills }] = await Promise.all([
     recorder.measure("get_available_models", () => availableModels(connection, signal), "account"),
-    commandsPanel(connection, recorder, signal),
+    commandPanels(connection, recorder, signal),
   ]);
   // availableModels rejects only on cancellation (every other failure is its `error` answer).
   if ("error" in listing) throw listing.error;
@@ -112,8 +132,8 @@ export async function inspectConnection(connection: PiConnection, executable: st
     environment: observed({ executablePath: executable, platform: `${process.platform}-${process.arch}`, agentName: "pi" }, stateEvidence),
     models,
     commands,
-    skills: unsupported("pi has no skills listing over RPC (skills appear as commands)"),
-    mcp: unsupported("pi has no MCP support"),
+    skills,
+    mcp: mcpPanel(resources),
     quota: unsupported("pi has no quota method"),
     profile: unsupported("pi has no profiles"),
     configuration: observed(configuration, stateEvidence),

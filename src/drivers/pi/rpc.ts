@@ -59,6 +59,7 @@ export class PiConnection extends ProcessConnection {
   #handlers: PiHandlers | undefined;
   #state: Json = {};
   #readyMs = 0;
+  readonly #retirements: (() => Promise<void>)[] = [];
   readonly #malformed = new MalformedFrameNotices((event) => this.#handlers?.notice(event), "pi");
 
   private constructor(proc: ProcessHandle, redactor: Redactor) {
@@ -212,5 +213,16 @@ export class PiConnection extends ProcessConnection {
       await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     }
     await this.process.stop({ graceMs: 1500 });
+    await Promise.all(this.#retirements.map((release) => release().catch(() => undefined)));
+  }
+
+  /**
+   * Releases `release` (what the process was given: its private directory, its host-tools
+   * endpoint) once the process is gone: awaited by `close()`, and run when it exits by itself.
+   * `release` must be idempotent.
+   */
+  retireWith(release: () => Promise<void>): void {
+    this.#retirements.push(release);
+    void this.exited.then(release, release).catch(() => undefined);
   }
 }

@@ -38,7 +38,8 @@ const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Err
 export async function runPiTurn(request: RunRequest, sink: EventSink, signal: AbortSignal, context: PiRunContext): Promise<RunResponse> {
   signal.throwIfAborted();
   const emitter = new OrderedEmitter(sink);
-  const mapper = new PiEventMapper(emitter.emit, request.workspace);
+  const mcpServers = [...(request.hostTools !== undefined ? [request.hostTools.serverName] : []), ...request.resources.mcp.map((s) => s.name)];
+  const mapper = new PiEventMapper(emitter.emit, request.workspace, mcpServers);
   let agentEnded!: () => void;
   const agentEnd = new Promise<void>((resolve) => (agentEnded = resolve));
   let prompted = false;
@@ -56,7 +57,7 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
   try {
     const images = await prepareTurn(connection, request, signal);
     const sessionId = str(connection.state.sessionId);
-    await announceTurn(request, sessionId, emitter);
+    await announceTurn(sessionId, emitter);
 
     signal.throwIfAborted();
     request.markDelivered();
@@ -87,18 +88,9 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
   }
 }
 
-/** Before the prompt: the session the run is bound to, and a warning for resources Pi is not given. */
-async function announceTurn(request: RunRequest, sessionId: string | undefined, emitter: OrderedEmitter): Promise<void> {
+/** Before the prompt: the session the run is bound to. */
+async function announceTurn(sessionId: string | undefined, emitter: OrderedEmitter): Promise<void> {
   if (sessionId !== undefined) await emitter.emit({ type: "thread.bound", providerSessionId: sessionId, provenance: { provider: "pi", event: "get_state" } });
-  const undelivered = [
-    request.resources.instructions !== undefined ? "instructions" : undefined,
-    request.resources.tools.length > 0 ? "host tools" : undefined,
-    request.resources.skills.length > 0 ? "skills" : undefined,
-    request.resources.mcp.length > 0 ? "MCP servers" : undefined,
-  ].filter((x): x is string => x !== undefined);
-  if (undelivered.length > 0) {
-    await emitter.emit({ type: "notice", level: "warning", code: "resources_unsupported", message: `the pi driver does not deliver the agent's ${undelivered.join(", ")}; they were not offered to the model` });
-  }
 }
 
 /** Waits for the prompted turn: `agent_end`, the prompt refused, the run aborted, or Pi gone. */

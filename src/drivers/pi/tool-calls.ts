@@ -6,7 +6,7 @@
 import { arr, isObject, num, str, type Json } from "../../driver/json.js";
 import { readWorkspaceText, type WorkspaceFileText } from "../../driver/kit/workspace-file.js";
 import type { DriverEvent, ToolCompleted, ToolStarted } from "../../events/types.js";
-import { completedFiles, failedExitCode, filePath, outputDelta, startFiles, toolKind, toolTitle } from "./tools.js";
+import { completedFiles, failedExitCode, filePath, mcpTool, outputDelta, startFiles, toolKind, toolTitle } from "./tools.js";
 
 const PROVIDER = "pi";
 
@@ -38,10 +38,13 @@ export class PiToolCalls {
   readonly #tools = new Map<string, OpenTool>();
   /** The reads of edit and write calls' files, per call id. */
   readonly #snapshots = new Map<string, Promise<WorkspaceFileText>>();
+  /** The MCP servers whose tools the driver's extension registered (`mcp__<server>__<tool>`). */
+  readonly #mcpServers: readonly string[];
 
-  constructor(emit: Emit, workspace?: string) {
+  constructor(emit: Emit, workspace?: string, mcpServers: readonly string[] = []) {
     this.#emit = emit;
     this.#workspace = workspace;
+    this.#mcpServers = mcpServers;
   }
 
   /** Calls started and not yet ended. */
@@ -86,8 +89,10 @@ export class PiToolCalls {
     if (callId === undefined || this.#tools.has(callId)) return;
     const name = str(event.toolName) ?? "tool";
     this.#tools.set(callId, { completed: false, name, args: event.args, output: "" });
-    const kind = toolKind(name);
-    const started: ToolStarted = { callId, kind, name, title: toolTitle(name, event.args) };
+    const mcp = mcpTool(name, this.#mcpServers);
+    const kind = mcp !== undefined ? "mcp" : toolKind(name);
+    const started: ToolStarted = { callId, kind, name, title: mcp !== undefined ? `${mcp.server}/${mcp.tool}` : toolTitle(name, event.args) };
+    if (mcp !== undefined) started.mcp = mcp;
     const command = kind === "command" && isObject(event.args) ? str(event.args.command) : undefined;
     if (command !== undefined) started.command = command;
     if (kind === "file_change") {

@@ -10,8 +10,21 @@
  */
 import { capDiff, diffHeaders, fileChange } from "../../driver/kit/diff.js";
 import type { WorkspaceFileText } from "../../driver/kit/workspace-file.js";
-import type { FileChange, ToolKind } from "../../events/types.js";
+import type { FileChange, McpToolRef, ToolKind } from "../../events/types.js";
 import { arr, isObject, str } from "../../driver/json.js";
+
+/**
+ * The MCP server and tool a Pi tool stands for: the driver's extension registers each MCP tool as
+ * `mcp__<server>__<tool>` (see ./extension.ts); `servers` are the names it connected (the longest
+ * match wins, as a server name may itself hold `__`).
+ */
+export function mcpTool(name: string, servers: readonly string[]): McpToolRef | undefined {
+  let best: string | undefined;
+  for (const server of servers) {
+    if (name.startsWith(`mcp__${server}__`) && name.length > server.length + 7 && (best === undefined || server.length > best.length)) best = server;
+  }
+  return best === undefined ? undefined : { server: best, tool: name.slice(best.length + 7) };
+}
 
 /** The canonical kind of one of Pi's tools. */
 export function toolKind(name: string): ToolKind {
