@@ -11,7 +11,7 @@ import { join } from "node:path";
 export const REPORTS = Object.freeze([
   Object.freeze({ entry: "agent-adaptor", config: "api-extractor.json", report: "agent-adaptor.api.md" }),
   Object.freeze({ entry: "agent-adaptor/testing", config: "api-extractor.testing.json", report: "agent-adaptor-testing.api.md" }),
-  ...["codex", "claude", "codebuddy", "acp", "pi"].map((name) =>
+  ...["codex", "claude", "codebuddy", "acp", "pi", "openai"].map((name) =>
     Object.freeze({
       entry: `agent-adaptor/drivers/${name}`,
       config: `api-extractor.${name}.json`,

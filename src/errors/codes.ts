@@ -10,7 +10,7 @@
  */
 
 /** The driver families that may contribute codes of their own (claude and codebuddy are stream-json). */
-export type DriverFamily = "codex" | "acp" | "stream-json" | "pi" | "fake";
+export type DriverFamily = "codex" | "acp" | "stream-json" | "pi" | "openai" | "fake";
 
 /** The error classes a code is raised as. */
 export type ErrorClassName =
@@ -69,18 +69,18 @@ export const ERROR_CODES = {
   timeout: { meaning: "the provider did not answer within the configured time", errorClass: "ProviderError", retryable: true },
   malformed_response: { meaning: "the provider answered a request with a result the protocol does not allow", errorClass: "ProviderError", retryable: false },
   method_unsupported: { meaning: "the provider does not implement the command it was sent", errorClass: "ProviderError", retryable: false },
-  steer_rejected: { meaning: "no turn of that run is in flight to steer", errorClass: "ProviderError", retryable: false, drivers: ["codex", "pi"] },
+  steer_rejected: { meaning: "no turn of that run is in flight to steer", errorClass: "ProviderError", retryable: false, drivers: ["codex", "pi", "openai"] },
   config_value_unavailable: { meaning: "the requested model or effort is not offered by the provider", errorClass: "ProviderError", retryable: false, drivers: ["acp", "pi"] },
   config_value_rejected: { meaning: "the provider did not confirm the requested model or effort", errorClass: "ProviderError", retryable: false, drivers: ["acp", "pi"] },
   config_option_unsupported: { meaning: "the agent offers no session config option for the requested model or effort", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
   standby_unavailable: { meaning: "the prepared standby was claimed or its process is gone", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
-  context_window_exceeded: { meaning: "the conversation no longer fits the model's context window", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  context_window_exceeded: { meaning: "the conversation no longer fits the model's context window", errorClass: "ProviderError", retryable: false, drivers: ["codex", "openai"] },
   usage_limit: { meaning: "the account's usage limit or session budget is spent", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
-  rate_limited: { meaning: "the model service rate-limited the request", errorClass: "ProviderError", retryable: true, drivers: ["codex", "stream-json"] },
-  unauthorized: { meaning: "the login has no right to the requested resource (HTTP 403)", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
-  model_not_found: { meaning: "the model service does not know the model", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
-  provider_overloaded: { meaning: "the model service is overloaded or out of capacity", errorClass: "ProviderError", retryable: true, drivers: ["codex", "stream-json"] },
-  provider_session_not_found: { meaning: "the provider has no session with the thread's provider session id", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
+  rate_limited: { meaning: "the model service rate-limited the request", errorClass: "ProviderError", retryable: true, drivers: ["codex", "stream-json", "openai"] },
+  unauthorized: { meaning: "the login has no right to the requested resource (HTTP 403)", errorClass: "ProviderError", retryable: false, drivers: ["codex", "openai"] },
+  model_not_found: { meaning: "the model service does not know the model", errorClass: "ProviderError", retryable: false, drivers: ["codex", "openai"] },
+  provider_overloaded: { meaning: "the model service is overloaded or out of capacity", errorClass: "ProviderError", retryable: true, drivers: ["codex", "stream-json", "openai"] },
+  provider_session_not_found: { meaning: "the provider has no session with the thread's provider session id", errorClass: "ProviderError", retryable: false, drivers: ["codex", "openai"] },
   policy_violation: { meaning: "the model service refused the request under a usage policy", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
   too_many_denials: { meaning: "the provider stopped the turn after too many denied approvals", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
   sandbox_error: { meaning: "the provider's sandbox failed", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
@@ -90,7 +90,7 @@ export const ERROR_CODES = {
   hard_cap: { meaning: "the run exceeded the hard cap on its duration", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
   repeat_tool_loop: { meaning: "the agent repeated the same tool call more often than allowed", errorClass: "ProviderError", retryable: false, drivers: ["acp"] },
   control_error: { meaning: "the CLI refused a control request", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
-  max_turns: { meaning: "the CLI stopped the turn at its maximum number of turns", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
+  max_turns: { meaning: "the CLI stopped the turn at its maximum number of turns", errorClass: "ProviderError", retryable: false, drivers: ["stream-json", "openai"] },
   budget_exceeded: { meaning: "the CLI stopped the turn at its maximum budget", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
   output_invalid: { meaning: "the run's final answer is not JSON or does not match the `output` schema (raw text in `partial.text`)", errorClass: "OutputInvalidError", retryable: true },
   structured_output_failed: { meaning: "the CLI gave up producing output that matches the schema", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },

@@ -26,7 +26,7 @@ export const NOTICE_CODES = {
   approval_denied_by_policy: { meaning: "no approval handler is configured; the request was denied" },
   approval_timeout: { meaning: "no answer came within `approvalTimeoutMs`; the approval was denied (a question declined)" },
   standby_fallback: { meaning: "the prepared process failed before delivery; a fresh one was launched" },
-  provider_retry: { meaning: "the provider retries a failed model request", drivers: ["codex", "pi"] },
+  provider_retry: { meaning: "the provider retries a failed model request", drivers: ["codex", "pi", "openai"] },
   stop_reason: { meaning: "the turn ended with an unusual stop reason", drivers: ["acp", "pi"] },
   // --- codex -------------------------------------------------------------------------------------
   protocol_error: { meaning: "the app-server stream could not be read past a failure", drivers: ["codex"] },

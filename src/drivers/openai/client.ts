@@ -1,0 +1,41 @@
+/**
+ * The official `openai` client, loaded on first use: it is an optional peer dependency, so the
+ * driver's module graph never imports it statically. A host without it gets an error naming the
+ * install command, before anything is sent.
+ */
+import type { OpenAI } from "openai";
+import { ExecutableNotFoundError } from "../../errors/index.js";
+import type { ResolvedOpenAIConfig } from "./config.js";
+
+/** The client class (`openai`'s default export). */
+export type OpenAIClass = typeof OpenAI;
+/** One client instance. */
+export type OpenAIClient = OpenAI;
+
+/** How the package is imported (a test passes one that fails). */
+export type OpenAIImporter = () => Promise<{ default: OpenAIClass }>;
+
+export const OPENAI_INSTALL = "npm install openai";
+
+const defaultImporter: OpenAIImporter = () => import("openai");
+
+/** Loads the `openai` package; a missing package is `ExecutableNotFoundError` naming `npm install openai`. */
+export async function loadOpenAI(importer: OpenAIImporter = defaultImporter): Promise<OpenAIClass> {
+  try {
+    return (await importer()).default;
+  } catch (cause) {
+    throw new ExecutableNotFoundError("openai", "the openai package is not installed", { install: OPENAI_INSTALL, cause });
+  }
+}
+
+/** A client for one run or inspection: no retries of its own (the loop retries before delivery only). */
+export function createClient(OpenAIClass: OpenAIClass, config: ResolvedOpenAIConfig, apiKey: string | undefined): OpenAIClient {
+  return new OpenAIClass({
+    baseURL: config.baseURL,
+    // The client refuses to start without a key; a keyless local server ignores the placeholder.
+    apiKey: apiKey ?? "no-key",
+    maxRetries: 0,
+    timeout: config.requestTimeoutMs,
+    defaultHeaders: { ...config.headers },
+  });
+}

@@ -1,0 +1,209 @@
+/**
+ * The OpenAI-compatible driver (`agent-adaptor/drivers/openai`): an in-process coding agent over
+ * any endpoint speaking Chat Completions or Responses, on the official `openai` client. The loop
+ * runs in the host's process — there is no provider process to prepare or keep warm — and the
+ * only child processes are the agent's stdio MCP servers (started per run) and the bash tool's
+ * commands. Conversations live in the driver's `stateDir`, keyed by the session id a run returns.
+ */
+import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, ModelDefaults, PrepareRequest, PrepareResponse, RunRequest, RunResponse } from "../../driver/types.js";
+import { driverRedactor } from "../../driver/kit/env.js";
+import type { ProcessStats } from "../../driver/kit/processes.js";
+import type { Policy } from "../../driver/vocabulary.js";
+import { ProviderError } from "../../errors/index.js";
+import type { ProcessHandle } from "../../process/index.js";
+import type { Redactor } from "../../redact/redact.js";
+import type { OpenAIImporter } from "./client.js";
+import {
+  configCompatibility,
+  configFingerprint,
+  configSecrets,
+  OPENAI_CONFIG_SCHEMA,
+  resolveOpenAIConfig,
+  validateOpenAIPolicy,
+  type OpenAIConfig,
+  type ResolvedOpenAIConfig,
+} from "./config.js";
+import { ConversationStore } from "./conversation-store.js";
+import { inputCapabilities } from "./inputs.js";
+import { inspectEndpoint, TRANSPORT } from "./inspect.js";
+import { RunQueues } from "./loop.js";
+import { runOpenAITurn } from "./run.js";
+
+/** The OpenAI-compatible driver: the Driver SPI with steer and follow-up, and its child processes. */
+export interface OpenAIDriver extends Driver {
+  validatePolicy(policy: Policy): void;
+  fingerprint(): string;
+  compatibility(): Record<string, string>;
+  /** The API key named by `apiKeyEnv` and the configured header values. */
+  secrets(): string[];
+  /** Adds `text` as a user message before the running turn's next model request. Rejects when the run has ended. */
+  steer(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  /** Queues `text` as the next user message when the running turn would otherwise end. Rejects when the run has ended. */
+  followUp(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  /** Child processes the driver owns (the runs' stdio MCP servers). */
+  processes(): ProcessStats;
+}
+
+/** Internal seams for tests (the package import). */
+export interface OpenAIDriverDeps {
+  importer?: OpenAIImporter;
+}
+
+class OpenAIDriverImpl implements OpenAIDriver {
+  readonly #config: ResolvedOpenAIConfig;
+  readonly #deps: OpenAIDriverDeps;
+  readonly #descriptor: Descriptor;
+  readonly #queues = new Map<string, RunQueues>();
+  readonly #allowed = new Map<string, Set<string>>();
+  readonly #live = new Map<number, ProcessHandle>();
+  readonly #runs = new Set<AbortController>();
+  #started = 0;
+  #closed = false;
+
+  constructor(config: ResolvedOpenAIConfig, deps: OpenAIDriverDeps) {
+    this.#config = config;
+    this.#deps = deps;
+    this.#descriptor = {
+      id: "openai",
+      name: "OpenAI-compatible",
+      transport: TRANSPORT,
+      inputs: inputCapabilities(config.audioInput),
+      features: { steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: false, structuredOutput: true },
+      resources: { instructions: true, hostTools: true, skills: false, mcp: { stdio: true, http: true } },
+      configSchema: OPENAI_CONFIG_SCHEMA,
+    };
+  }
+
+  descriptor(): Descriptor {
+    return structuredClone(this.#descriptor);
+  }
+
+  validateConfig(): void {
+    // Validated when the driver was created; nothing it holds can change.
+  }
+
+  validatePolicy(policy: Policy): void {
+    validateOpenAIPolicy(policy);
+  }
+
+  fingerprint(): string {
+    return configFingerprint(this.#config);
+  }
+
+  compatibility(): Record<string, string> {
+    return configCompatibility(this.#config);
+  }
+
+  defaults(): ModelDefaults {
+    const c = this.#config;
+    return { ...(c.model !== undefined ? { model: c.model } : {}), ...(c.effort !== undefined ? { effort: c.effort } : {}) };
+  }
+
+  secrets(): string[] {
+    return configSecrets(this.#config);
+  }
+
+  #redactor(extra: readonly string[] = []): Redactor {
+    return driverRedactor({}, [...configSecrets(this.#config), ...extra]);
+  }
+
+  #refuseClosed(): void {
+    if (this.#closed) throw new ProviderError("openai: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
+  }
+
+  inspect(request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
+    this.#refuseClosed();
+    return inspectEndpoint(request, this.#config, this.#deps.importer, signal);
+  }
+
+  /** There is no provider process to keep: the inspection only. */
+  async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResponse> {
+    return { inspection: await this.inspect(request, signal), process: "unsupported" };
+  }
+
+  async run(request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
+    this.#refuseClosed();
+    const queues = new RunQueues();
+    this.#queues.set(request.runId, queues);
+    const controller = new AbortController();
+    this.#runs.add(controller);
+    const runSignal = AbortSignal.any([signal, controller.signal]);
+    const mcpSecrets = request.resources.mcp.flatMap((s) => Object.values("command" in s ? (s.env ?? {}) : (s.headers ?? {})));
+    try {
+      return await runOpenAITurn(request, sink, runSignal, {
+        config: this.#config,
+        importer: this.#deps.importer,
+        redactor: this.#redactor(mcpSecrets),
+        store: new ConversationStore(this.#config.stateDir, this.#redactor(mcpSecrets)),
+        queues,
+        allowedFor: (id) => this.#allowedFor(id),
+        onSpawn: (child) => this.#track(child),
+      });
+    } finally {
+      this.#runs.delete(controller);
+      if (this.#queues.get(request.runId) === queues) this.#queues.delete(request.runId);
+    }
+  }
+
+  #allowedFor(sessionId: string): Set<string> {
+    let set = this.#allowed.get(sessionId);
+    if (set === undefined) this.#allowed.set(sessionId, (set = new Set()));
+    return set;
+  }
+
+  #track(child: ProcessHandle): void {
+    this.#started++;
+    this.#live.set(child.pid, child);
+    void child.exited.then(() => this.#live.delete(child.pid));
+  }
+
+  #queue(kind: "steers" | "followUps", runId: string, text: string, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    const queues = this.#queues.get(runId);
+    if (queues === undefined || queues.ended) return Promise.reject(new ProviderError("openai: no such run in flight", { code: "steer_rejected", phase: "after_delivery" }));
+    queues[kind].push(text);
+    return Promise.resolve();
+  }
+
+  steer(runId: string, text: string, signal: AbortSignal): Promise<void> {
+    return this.#queue("steers", runId, text, signal);
+  }
+
+  followUp(runId: string, text: string, signal: AbortSignal): Promise<void> {
+    return this.#queue("followUps", runId, text, signal);
+  }
+
+  processes(): ProcessStats {
+    return { live: [...this.#live.keys()], started: this.#started };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const controller of this.#runs) controller.abort(new ProviderError("openai: the driver is closed", { code: "driver_closed" }));
+    await Promise.all([...this.#live.values()].map((child) => child.stop()));
+  }
+}
+
+/** Creates the driver with test seams (not part of the public entry). */
+export function createOpenAIDriver(config: OpenAIConfig, deps: OpenAIDriverDeps = {}): OpenAIDriver {
+  return new OpenAIDriverImpl(resolveOpenAIConfig(config), deps);
+}
+
+/**
+ * Creates a driver for any OpenAI-compatible endpoint (llama.cpp, vLLM, Ollama, OpenRouter, a
+ * gateway, OpenAI): an in-process coding agent with built-in workspace tools, approvals, MCP
+ * servers and host tools, threads (resume, fork) and steering. The config is validated and
+ * captured now (a `ConfigError` is thrown for an invalid one). Needs the `openai` package
+ * (`npm install openai`), loaded on the first inspection or run.
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent(
+ *   openai({ baseURL: "http://127.0.0.1:8080/v1", model: "qwen3-coder", apiKeyEnv: "LLAMA_API_KEY" }),
+ *   { workspace: "/repo", defaults: { onApproval: async () => ({ decision: "allow" }) } },
+ * );
+ * ```
+ */
+export function openai(config: OpenAIConfig): OpenAIDriver {
+  return createOpenAIDriver(config);
+}

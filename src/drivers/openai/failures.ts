@@ -1,0 +1,70 @@
+/**
+ * What a failed model request means: the `openai` client's errors (HTTP status, connection
+ * failure, abort) as the library's typed errors, and whether the request may be sent again. A
+ * request is retried only while none of its output was delivered (the loop decides that).
+ */
+import { AdaptorError, AuthRequiredError, ProviderError, type DeliveryPhase, type ErrorCode } from "../../errors/index.js";
+
+/** The retry-after a server asked for, in ms, when it asked (`retry-after-ms` or `retry-after` seconds). */
+export function retryAfterMs(error: unknown): number | undefined {
+  const headers = (error as { headers?: unknown }).headers;
+  if (!(headers instanceof Headers)) return undefined;
+  const ms = Number(headers.get("retry-after-ms"));
+  if (headers.get("retry-after-ms") !== null && Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = headers.get("retry-after");
+  if (raw === null) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" ? status : undefined;
+}
+
+function isConnectionError(error: unknown): boolean {
+  const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name;
+  return name === "APIConnectionError" || name === "APIConnectionTimeoutError";
+}
+
+/** Whether sending the same request again may succeed: 408, 409, 429, 5xx, a lost connection, a cut stream. */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof ProviderError) return error.retryable;
+  if (isConnectionError(error)) return true;
+  const status = statusOf(error);
+  return status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500);
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 500 ? `${text.slice(0, 499)}…` : text;
+}
+
+/** The library's error for a failed model request. */
+export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: string | undefined): AdaptorError {
+  if (AdaptorError.is(error)) return error;
+  const message = `the model request failed: ${messageOf(error)}`;
+  if (isConnectionError(error)) return new ProviderError(`the endpoint could not be reached: ${messageOf(error)}`, { code: "provider_unreachable", retryable: true, phase, cause: error });
+  const status = statusOf(error);
+  const options = (code: ErrorCode, retryable: boolean) => ({ code, retryable, phase, cause: error });
+  switch (true) {
+    case status === 401: {
+      const remedy = apiKeyEnv === undefined ? "configure apiKeyEnv with the variable holding the key" : `set ${apiKeyEnv} to a valid key`;
+      return new AuthRequiredError(`the endpoint refused the credentials (HTTP 401)`, { remedy, cause: error });
+    }
+    case status === 403:
+      return new ProviderError(message, options("unauthorized", false));
+    case status === 404:
+      return new ProviderError(message, options("model_not_found", false));
+    case status === 429:
+      return new ProviderError(message, options("rate_limited", true));
+    case status === 503 || status === 529:
+      return new ProviderError(message, options("provider_overloaded", true));
+    case status === 400 && /context|too long|maximum.*tokens/i.test(messageOf(error)):
+      return new ProviderError(message, options("context_window_exceeded", false));
+    default:
+      return new ProviderError(message, options("provider_error", isRetryable(error)));
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The agent loop of one turn: model request, tool calls, results, and again, until the model
+ * answers without calling a tool. Steering text is added before the next model request of the
+ * turn; a follow-up runs when the turn would otherwise end. A model request that fails with a
+ * retryable error (429, 5xx, a lost connection) before any of its output was delivered is sent
+ * again after a backoff (the server's `retry-after` when it gives one); once output went out it
+ * never is. The conversation is saved after every model request and every batch of tool results.
+ */
+import { abortableDelay } from "../../driver/kit/delay.js";
+import type { OrderedEmitter } from "../../driver/kit/emit-chain.js";
+import { ProviderError } from "../../errors/index.js";
+import type { Usage } from "../../events/usage.js";
+import type { OpenAIClient } from "./client.js";
+import type { ResolvedOpenAIConfig } from "./config.js";
+import type { ConversationMessage, ConversationTurn } from "./conversation.js";
+import { historyOf } from "./conversation.js";
+import { isRetryable, requestFailure, retryAfterMs } from "./failures.js";
+import { runToolCalls, type ToolCallContext } from "./tool-calls.js";
+import type { TurnUsage } from "./usage.js";
+import type { DeltaSink, ModelAnswer, ModelRequest, WireApi } from "./wire/types.js";
+
+const PROVIDER = "openai";
+const MAX_RETRY_DELAY_MS = 30_000;
+
+/** Steering and follow-up text for the run in flight. */
+export class RunQueues {
+  readonly steers: string[] = [];
+  readonly followUps: string[] = [];
+  ended = false;
+}
+
+export interface LoopContext {
+  client: OpenAIClient;
+  wire: WireApi;
+  config: ResolvedOpenAIConfig;
+  emitter: OrderedEmitter;
+  signal: AbortSignal;
+  /** The request fields every model request repeats. */
+  base: Omit<ModelRequest, "messages">;
+  /** Earlier turns of the conversation and the one running (its messages grow as the loop goes). */
+  previous: readonly ConversationTurn[];
+  turn: ConversationTurn;
+  queues: RunQueues;
+  usage: TurnUsage;
+  tools: Omit<ToolCallContext, "emit" | "signal">;
+  /** Called once, right before the first model request leaves. */
+  markDelivered(): void;
+  /** Saves the conversation as it is now. */
+  save(): Promise<void>;
+}
+
+/** What the turn produced. */
+export interface LoopResult {
+  /** The last assistant text of the turn. */
+  text: string;
+  usage?: Usage;
+}
+
+/** Open text and reasoning items of one model request. */
+class Segments {
+  #text: string | undefined;
+  #reasoning: string | undefined;
+  delivered = false;
+
+  constructor(
+    readonly emitter: OrderedEmitter,
+    readonly step: number,
+  ) {}
+
+  readonly sink: DeltaSink = {
+    text: (delta) => {
+      this.delivered = true;
+      this.#text = (this.#text ?? "") + delta;
+      return this.emitter.offer({ type: "message.delta", itemId: `msg_${this.step}`, text: delta });
+    },
+    reasoning: (delta) => {
+      this.delivered = true;
+      this.#reasoning = (this.#reasoning ?? "") + delta;
+      return this.emitter.offer({ type: "reasoning.delta", itemId: `rsn_${this.step}`, text: delta });
+    },
+  };
+
+  /** Completes the items this request opened (also after a failure: what was said stays said). */
+  async close(): Promise<void> {
+    const provenance = { provider: PROVIDER };
+    if (this.#reasoning !== undefined) await this.emitter.emit({ type: "reasoning.completed", itemId: `rsn_${this.step}`, text: this.#reasoning, provenance });
+    if (this.#text !== undefined) await this.emitter.emit({ type: "message.completed", itemId: `msg_${this.step}`, text: this.#text, provenance });
+    this.#reasoning = undefined;
+    this.#text = undefined;
+  }
+}
+
+/** Runs the turn to its end. */
+export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
+  let text = "";
+  let delivered = false;
+  for (let step = 1; ; step++) {
+    if (step > ctx.config.maxSteps) {
+      throw new ProviderError(`openai: the turn made ${ctx.config.maxSteps} model requests without finishing (maxSteps)`, { code: "max_turns", phase: "after_delivery" });
+    }
+    takeQueued(ctx.queues.steers, "steer", ctx.turn);
+    if (!delivered) {
+      ctx.markDelivered();
+      delivered = true;
+    }
+    const answer = await modelRequest(ctx, step);
+    ctx.turn.messages.push({ role: "assistant", text: answer.text, ...(answer.reasoning !== "" ? { reasoning: answer.reasoning } : {}), toolCalls: answer.toolCalls, model: ctx.base.model });
+    if (answer.text !== "") text = answer.text;
+    await ctx.save();
+    if (answer.toolCalls.length > 0) {
+      const batch = await runToolCalls(answer.toolCalls, { ...ctx.tools, emit: ctx.emitter.emit, signal: ctx.signal });
+      ctx.turn.messages.push(...batch.results);
+      await ctx.save();
+      if (batch.interrupt) break;
+      continue;
+    }
+    if (ctx.queues.steers.length > 0) continue;
+    if (takeQueued(ctx.queues.followUps, "follow_up", ctx.turn, 1)) continue;
+    break;
+  }
+  const usage = ctx.usage.current();
+  return usage === undefined ? { text } : { text, usage };
+}
+
+/** Moves up to `max` queued texts into the turn as user messages; whether any was. */
+function takeQueued(queue: string[], origin: "steer" | "follow_up", turn: ConversationTurn, max = Infinity): boolean {
+  let taken = 0;
+  while (queue.length > 0 && taken < max) {
+    const text = queue.shift()!;
+    const message: ConversationMessage = { role: "user", content: [{ type: "text", text }], origin };
+    turn.messages.push(message);
+    taken++;
+  }
+  return taken > 0;
+}
+
+/** One model request, retried before delivery; its usage reported. */
+async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer> {
+  const request: ModelRequest = { ...ctx.base, messages: historyOf([...ctx.previous, ctx.turn]) };
+  for (let attempt = 0; ; attempt++) {
+    const segments = new Segments(ctx.emitter, step);
+    try {
+      const answer = await ctx.wire.stream(ctx.client, request, segments.sink, ctx.signal);
+      await segments.close();
+      if (answer.usage !== undefined) {
+        await ctx.emitter.emit({ type: "usage.observed", usage: ctx.usage.add(answer.usage), provenance: { provider: PROVIDER } });
+      }
+      return answer;
+    } catch (error) {
+      await segments.close().catch(() => {});
+      if (ctx.signal.aborted) throw ctx.signal.reason ?? error;
+      if (segments.delivered || attempt >= ctx.config.maxRetries || !isRetryable(error)) {
+        throw requestFailure(error, "after_delivery", ctx.config.apiKeyEnv);
+      }
+      const wait = Math.min(retryAfterMs(error) ?? ctx.config.retryBaseDelayMs * 2 ** attempt, MAX_RETRY_DELAY_MS);
+      const why = requestFailure(error, "after_delivery", ctx.config.apiKeyEnv).message;
+      await ctx.emitter.emit({ type: "notice", level: "warning", code: "provider_retry", message: `retrying the model request in ${Math.round(wait)} ms (attempt ${attempt + 2} of ${ctx.config.maxRetries + 1}): ${why}`, provenance: { provider: PROVIDER } });
+      await abortableDelay(wait, ctx.signal);
+    }
+  }
+}

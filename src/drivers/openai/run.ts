@@ -1,0 +1,150 @@
+/**
+ * One run of the OpenAI-compatible driver: check the key and the model, load the client, open
+ * the conversation (new, resumed or forked from the driver's `stateDir`), connect the run's MCP
+ * servers (the agent's, and the loopback host-tools server), run the loop, and save what was said
+ * whatever the outcome. Every server and endpoint the run opened is closed before it returns.
+ */
+import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
+import type { EventSink, RunRequest, RunResponse, HostToolsEndpoint } from "../../driver/types.js";
+import type { McpServerConfig } from "../../driver/vocabulary.js";
+import { AuthRequiredError, ConfigError } from "../../errors/index.js";
+import type { ProcessHandle } from "../../process/index.js";
+import type { Redactor } from "../../redact/redact.js";
+import { createClient, loadOpenAI, type OpenAIImporter } from "./client.js";
+import { readApiKey, type ResolvedOpenAIConfig } from "./config.js";
+import type { ConversationFile, ConversationTurn } from "./conversation.js";
+import { ConversationStore, newSessionId } from "./conversation-store.js";
+import { promptContent } from "./inputs.js";
+import { systemPrompt } from "./instructions.js";
+import { runLoop, type RunQueues } from "./loop.js";
+import { McpServers } from "./mcp/servers.js";
+import { allowedBuiltins, Toolbox } from "./toolbox.js";
+import { builtinTools } from "./tools/index.js";
+import { TurnUsage } from "./usage.js";
+import { chatApi } from "./wire/chat.js";
+import { responsesApi } from "./wire/responses.js";
+
+const PROVIDER = "openai";
+
+/** What a run needs from its driver. */
+export interface RunContext {
+  config: ResolvedOpenAIConfig;
+  importer: OpenAIImporter | undefined;
+  redactor: Redactor;
+  store: ConversationStore;
+  queues: RunQueues;
+  /** Approval kinds allowed for a conversation's rest ("allow always"), by session id. */
+  allowedFor(sessionId: string): Set<string>;
+  /** Counts an MCP server process the run started, until it exits. */
+  onSpawn(child: ProcessHandle): void;
+}
+
+/** The conversation a run continues (or starts), and the id it is saved under. */
+async function openConversation(request: RunRequest, store: ConversationStore): Promise<ConversationFile> {
+  const now = new Date().toISOString();
+  const thread = request.thread;
+  if (thread?.providerSessionId === undefined) return { version: 1, id: newSessionId(), createdAt: now, updatedAt: now, turns: [] };
+  const stored = await store.load(thread.providerSessionId);
+  if (thread.fork !== true) return stored;
+  return { ...structuredClone(stored), id: newSessionId(), createdAt: now, updatedAt: now, forkedFrom: stored.id };
+}
+
+function newTurn(request: RunRequest, conversation: ConversationFile, model: string): ConversationTurn {
+  const turn: ConversationTurn = { runId: request.runId, startedAt: new Date().toISOString(), model, messages: [] };
+  if (request.effort !== undefined) turn.effort = request.effort;
+  const last = conversation.turns.at(-1);
+  if (last !== undefined && last.model !== model) turn.modelSwitch = { ...(last.model !== undefined ? { from: last.model } : {}), to: model };
+  return turn;
+}
+
+/** The checks that fail a run before anything is sent. */
+function preflight(request: RunRequest, config: ResolvedOpenAIConfig): { model: string; apiKey: string | undefined } {
+  const model = request.model;
+  if (model === undefined || model === "") throw new ConfigError("openai: no model: set `model` in the driver config, the agent's defaults or the call");
+  const apiKey = readApiKey(config);
+  if (config.apiKeyEnv !== undefined && apiKey === undefined) {
+    throw new AuthRequiredError(`openai: no API key: ${config.apiKeyEnv} is not set`, { remedy: `set ${config.apiKeyEnv} to the endpoint's key` });
+  }
+  return { model, apiKey };
+}
+
+/** The agent's MCP servers and, when the run has host tools, the loopback endpoint (opened here). */
+async function openTools(request: RunRequest, ctx: RunContext, signal: AbortSignal): Promise<{ toolbox: Toolbox; endpoint?: HostToolsEndpoint }> {
+  const servers: McpServerConfig[] = [...request.resources.mcp];
+  const endpoint = request.hostTools !== undefined ? await request.hostTools.open() : undefined;
+  if (endpoint !== undefined) servers.push({ name: endpoint.http.name, url: endpoint.http.url, headers: { ...endpoint.http.headers } });
+  try {
+    const mcp = servers.length > 0 ? await McpServers.open(servers, { cwd: request.workspace, redactor: ctx.redactor, onSpawn: ctx.onSpawn }, signal) : undefined;
+    const builtins = ctx.config.tools.builtin ? allowedBuiltins(builtinTools({ bash: ctx.config.tools.bash }), ctx.config.tools.only, request.policy) : [];
+    return { toolbox: new Toolbox(builtins, mcp), ...(endpoint !== undefined ? { endpoint } : {}) };
+  } catch (error) {
+    await endpoint?.close().catch(() => {});
+    throw error;
+  }
+}
+
+// long-function: the run's lifecycle in order (open, deliver, loop, save, close); each step is one call
+export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal: AbortSignal, ctx: RunContext): Promise<RunResponse> {
+  signal.throwIfAborted();
+  const { config } = ctx;
+  const emitter = new OrderedEmitter(sink);
+  const { model, apiKey } = preflight(request, config);
+  const OpenAIClass = await loadOpenAI(ctx.importer);
+  if (apiKey !== undefined) request.registerSecret(apiKey);
+  const conversation = await openConversation(request, ctx.store);
+  const turn = newTurn(request, conversation, model);
+  const previous = conversation.turns;
+  conversation.turns = [...previous, turn];
+  if (request.thread !== undefined) await emitter.emit({ type: "thread.bound", providerSessionId: conversation.id, provenance: { provider: PROVIDER } });
+  turn.messages.push({ role: "user", content: await promptContent(request.prompt, request.inputs), origin: "prompt" });
+  const { toolbox, endpoint } = await openTools(request, ctx, signal);
+  const usage = new TurnUsage(previous.map((t) => t.usage), config.contextWindow);
+  const save = async () => {
+    const tokens = usage.tokens;
+    if (tokens !== undefined) turn.usage = tokens;
+    await ctx.store.save(conversation);
+  };
+  try {
+    for (const failure of toolbox.mcp?.failures ?? []) {
+      await emitter.emit({ type: "notice", level: "warning", code: "resources_unsupported", message: `the MCP server "${failure.server}" could not be started or listed; its tools were not offered to the model: ${failure.message}`, provenance: { provider: PROVIDER } });
+    }
+    const base = {
+      model,
+      instructions: systemPrompt(request, toolbox.specs.some((s) => !s.name.startsWith("mcp__"))),
+      tools: toolbox.specs,
+      ...(request.effort !== undefined ? { effort: request.effort } : {}),
+      ...(request.outputSchema !== undefined ? { outputSchema: request.outputSchema } : {}),
+      ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}),
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+    };
+    const result = await runLoop({
+      client: createClient(OpenAIClass, config, apiKey),
+      wire: config.api === "responses" ? responsesApi : chatApi,
+      config,
+      emitter,
+      signal,
+      base,
+      previous,
+      turn,
+      queues: ctx.queues,
+      usage,
+      tools: { request, toolbox, allowed: ctx.allowedFor(conversation.id) },
+      markDelivered: () => request.markDelivered(),
+      save,
+    });
+    turn.ended = "completed";
+    await save();
+    await emitter.drain();
+    const response: RunResponse = { text: result.text, providerSessionId: conversation.id, raw: { provider: PROVIDER, api: config.api, model } };
+    if (result.usage !== undefined) response.usage = result.usage;
+    return response;
+  } catch (error) {
+    turn.ended = signal.aborted ? "cancelled" : "failed";
+    if (turn.messages.length > 1) await save().catch(() => {});
+    throw await emitter.failure(error, signal);
+  } finally {
+    ctx.queues.ended = true;
+    await toolbox.mcp?.close();
+    await endpoint?.close().catch(() => {});
+  }
+}
