@@ -309,7 +309,7 @@ export async function answerServerRequest(method: string, params: unknown, reque
     case "item/tool/requestUserInput":
       return userInput(params, requestId, ctx);
     case "mcpServer/elicitation/request": {
-      if (isToolApproval(params)) return toolApproval(params, requestId, ctx);
+      if (isToolApproval(params)) return toolApproval(params, requestId, (request) => ctx.request.approve(request));
       const server = str(readFrame<McpServerElicitationRequestParams>(params)?.serverName);
       await ctx.notice("warning", "mcp_elicitation_declined", `MCP server ${server ?? "(unknown)"} asked for input; agent-adaptor declined it`);
       return { action: "decline", content: null, _meta: null } satisfies McpServerElicitationRequestResponse;

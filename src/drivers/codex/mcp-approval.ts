@@ -10,7 +10,7 @@ import { list, open, readFrame, str, type Lenient } from "../../driver/lens.js";
 import type { JsonValue } from "./protocol/serde_json/JsonValue.js";
 import type { McpServerElicitationRequestParams } from "./protocol/v2/McpServerElicitationRequestParams.js";
 import type { McpServerElicitationRequestResponse } from "./protocol/v2/McpServerElicitationRequestResponse.js";
-import type { RequestContext } from "./approvals.js";
+import type { RunRequest } from "../../driver/types.js";
 
 /** The `_meta` Codex 0.171 puts on an MCP tool approval (recorded from the real CLI). */
 interface ToolApprovalMeta {
@@ -32,7 +32,7 @@ export function isToolApproval(params: unknown): boolean {
 }
 
 /** Routes an MCP tool approval through core; answers `accept` (optionally remembered for the session) or `decline`. */
-export async function toolApproval(params: unknown, requestId: string, ctx: RequestContext): Promise<McpServerElicitationRequestResponse> {
+export async function toolApproval(params: unknown, requestId: string, approve: RunRequest["approve"]): Promise<McpServerElicitationRequestResponse> {
   const meta = approvalMeta(params);
   const server = str(readFrame<McpServerElicitationRequestParams>(params)?.serverName) ?? "(unknown)";
   const tool = str(meta?.tool_name) ?? "(unknown)";
@@ -44,7 +44,7 @@ export async function toolApproval(params: unknown, requestId: string, ctx: Requ
   ];
   const request: ApprovalRequest = { requestId, kind: "tool", summary: `Run MCP tool ${tool} of server ${server}`, options };
   if (meta?.tool_params !== undefined) request.input = meta.tool_params;
-  const decision = await ctx.request.approve(request);
+  const decision = await approve(request);
   if (decision.decision === "deny" || decision.optionId === "decline") return { action: "decline", content: null, _meta: null };
   const forSession = remembers && (decision.optionId === "acceptForSession" || (decision.optionId === undefined && decision.scope === "session"));
   return { action: "accept", content: {}, _meta: forSession ? { persist: "session" } : null };
