@@ -1,5 +1,7 @@
 /** The built-in workspace tools of the OpenAI-compatible driver. */
 import { editTool } from "./edit.js";
+import { globTool } from "./glob.js";
+import { listTool } from "./list.js";
 import { readTool } from "./read.js";
 import type { BuiltinTool, BuiltinToolsOptions } from "./types.js";
 import { writeTool } from "./write.js";
@@ -8,5 +10,5 @@ export type { BuiltinTool, BuiltinToolsOptions, ToolOutcome, ToolRunContext } fr
 
 /** The built-in tools, in the order they are offered to the model. */
 export function builtinTools(_options: BuiltinToolsOptions = {}): BuiltinTool[] {
-  return [readTool, writeTool, editTool];
+  return [readTool, writeTool, editTool, listTool, globTool];
 }
