@@ -1,0 +1,248 @@
+/**
+ * The OpenAI-compatible driver's loop end to end against the scripted model server, in both wire
+ * APIs: retries before delivery only, cancel mid-stream, steer and follow-up in the captured
+ * requests, image bytes, usage per turn and conversation, MCP tool calls over stdio, parallel
+ * calls, and refusals (no model, unknown session, denied policy).
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+
+import { createAgent, input, type AgentEvent } from "../../../src/index.js";
+import { openai, type OpenAIConfig } from "../../../src/drivers/openai/index.js";
+import { startModelServer, type ModelScript, type ModelServer } from "../../../src/testing/model-server/index.js";
+
+const root = mkdtempSync(join(tmpdir(), "openai-loop-"));
+const workspace = join(root, "workspace");
+mkdirSync(workspace, { recursive: true });
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const echoServer = fileURLToPath(new URL("../stream-json/fixtures/echo-mcp-server.mjs", import.meta.url));
+
+let server: ModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(script: ModelScript): Promise<string> {
+  server = await startModelServer({ script });
+  return `${server.url}/v1`;
+}
+
+const driverFor = (api: "chat" | "responses", baseURL: string, extra: Partial<OpenAIConfig> = {}) =>
+  openai({ baseURL, api, model: "scripted-model", stateDir: join(root, `state-${api}`), retryBaseDelayMs: 1, ...extra });
+
+async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+const userTexts = (index: number): string[] =>
+  server!.requests[index]!.messages.filter((m) => m.role === "user").flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])));
+
+for (const api of ["chat", "responses"] as const) {
+  describe(`openai driver loop (${api})`, () => {
+    it("retries a 429 before any output, with a provider_retry notice", async () => {
+      const baseURL = await serve({ turns: [{ fault: { status: 429, headers: { "retry-after": "0" } } }, { reply: { text: "after the retry" } }] });
+      const agent = createAgent(driverFor(api, baseURL), { workspace });
+      try {
+        const stream = agent.stream("hello");
+        const events = await collect(stream);
+        expect((await stream.result).text).toBe("after the retry");
+        expect(events.filter((e) => e.type === "notice" && e.code === "provider_retry")).toHaveLength(1);
+        expect(server!.requests.filter((r) => r.dialect === api)).toHaveLength(2);
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("never retries once output was delivered: the cut stream fails the run", async () => {
+      const baseURL = await serve({ turns: [{ reply: { text: "partial answer that is cut", chunkSize: 4 }, fault: { cutAfterEvents: 5 } }, { reply: { text: "must not be asked" } }] });
+      const agent = createAgent(driverFor(api, baseURL), { workspace });
+      try {
+        const stream = agent.stream("hello");
+        const events = await collect(stream);
+        expect(events.some((e) => e.type === "message.delta")).toBe(true);
+        expect(events.at(-1)!.type).toBe("run.failed");
+        await expect(stream.result).rejects.toThrow();
+        expect(server!.requests.filter((r) => r.dialect === api)).toHaveLength(1);
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("fails a run whose retries are spent with rate_limited", async () => {
+      const baseURL = await serve({ turns: [{ fault: { status: 429, headers: { "retry-after": "0" } }, repeat: true }] });
+      const agent = createAgent(driverFor(api, baseURL, { maxRetries: 2 }), { workspace });
+      try {
+        await expect(agent.run("hello")).rejects.toMatchObject({ code: "rate_limited" });
+        expect(server!.requests.filter((r) => r.dialect === api)).toHaveLength(3);
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("cancels mid-stream: the HTTP stream is aborted and run.cancelled comes once", async () => {
+      const baseURL = await serve({ turns: [{ reply: { text: "word ".repeat(300), chunkSize: 5 }, fault: { dripMs: 30 } }] });
+      const agent = createAgent(driverFor(api, baseURL), { workspace });
+      try {
+        const stream = agent.stream("talk slowly");
+        const events: AgentEvent[] = [];
+        for await (const event of stream) {
+          events.push(event);
+          if (event.type === "message.delta") stream.cancel("enough");
+        }
+        expect(events.filter((e) => e.type === "run.cancelled")).toHaveLength(1);
+        expect(events.at(-1)!.type).toBe("run.cancelled");
+        await expect(stream.result).rejects.toMatchObject({ code: "run_cancelled" });
+        expect(events.filter((e) => e.type === "message.delta").length).toBeLessThan(300);
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("injects steering text before the next model request and runs a follow-up when the turn would end", async () => {
+      const baseURL = await serve({
+        turns: [
+          { reply: { text: "first answer ".repeat(20), chunkSize: 6 }, fault: { dripMs: 10 } },
+          { match: { lastUserTextContains: "STEER" }, reply: { text: "steered" } },
+          { match: { lastUserTextContains: "FOLLOW" }, reply: { text: "followed up" } },
+        ],
+      });
+      const agent = createAgent(driverFor(api, baseURL), { workspace });
+      try {
+        const stream = agent.stream("start");
+        let sent = false;
+        for await (const event of stream) {
+          if (event.type === "message.delta" && !sent) {
+            sent = true;
+            await stream.steer("STEER: prefer tabs");
+            await stream.followUp("FOLLOW: now summarize");
+          }
+        }
+        expect((await stream.result).text).toBe("followed up");
+        const requests = server!.requests.filter((r) => r.dialect === api);
+        expect(requests).toHaveLength(3);
+        expect(userTexts(requests[1]!.index)).toEqual(["start", "STEER: prefer tabs"]);
+        expect(userTexts(requests[2]!.index)).toEqual(["start", "STEER: prefer tabs", "FOLLOW: now summarize"]);
+        await expect(stream.steer("too late")).rejects.toMatchObject({ code: "steer_rejected" });
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("sends an image input byte for byte as a data URL", async () => {
+      const baseURL = await serve({ turns: [{ reply: { text: "a red pixel" } }] });
+      const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+      const path = join(root, `pixel-${api}.png`);
+      writeFileSync(path, png);
+      const agent = createAgent(driverFor(api, baseURL), { workspace });
+      try {
+        await agent.run("what is this?", { inputs: [input.fromPath("image", path)] });
+        const image = server!.requests[0]!.messages.flatMap((m) => m.parts).find((p) => p.type === "image");
+        expect(image).toMatchObject({ type: "image", source: "base64", mediaType: "image/png", byteLength: png.length, sha256: createHash("sha256").update(png).digest("hex") });
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("reports usage per turn and for the conversation, and records a model switch", async () => {
+      const baseURL = await serve({
+        turns: [
+          { reply: { toolCalls: [{ name: "mcp__echo__say", arguments: { text: "hi" } }], usage: { input_tokens: 100, output_tokens: 10 } } },
+          { reply: { text: "one", usage: { input_tokens: 120, output_tokens: 5 } } },
+          { reply: { text: "two", usage: { input_tokens: 200, output_tokens: 7 } } },
+        ],
+      });
+      const stateDir = join(root, `usage-${api}`);
+      const agent = createAgent(driverFor(api, baseURL, { stateDir, contextWindow: 32_000 }), { workspace, mcp: [{ name: "echo", command: process.execPath, args: [echoServer] }] });
+      try {
+        const thread = await agent.startThread();
+        const first = await thread.run("first");
+        expect(first.usage).toMatchObject({ input_tokens: 220, output_tokens: 15, cumulative_input_tokens: 220, context_used: 125, context_size: 32_000 });
+        const second = await thread.run("second", { model: "other-model" });
+        expect(second.usage).toMatchObject({ input_tokens: 200, output_tokens: 7, cumulative_input_tokens: 420, cumulative_output_tokens: 22 });
+        expect(server!.requests[2]!.model).toBe("other-model");
+        const stored = JSON.parse(readFileSync(join(stateDir, `${second.providerSessionId}.json`), "utf8")) as { turns: { model: string; modelSwitch?: unknown }[] };
+        expect(stored.turns.map((t) => t.model)).toEqual(["scripted-model", "other-model"]);
+        expect(stored.turns[1]!.modelSwitch).toEqual({ from: "scripted-model", to: "other-model" });
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("calls an MCP tool over stdio (parallel calls in one answer), with mcp tool events and results the model sees", async () => {
+      const baseURL = await serve({
+        turns: [
+          { reply: { toolCalls: [{ id: "c1", name: "mcp__echo__say", arguments: { text: "one" } }, { id: "c2", name: "mcp__echo__say", arguments: { text: "two" } }] } },
+          { match: { toolResultFor: "c2" }, reply: { text: "echoed" } },
+        ],
+      });
+      const driver = driverFor(api, baseURL);
+      const agent = createAgent(driver, { workspace, mcp: [{ name: "echo", command: process.execPath, args: [echoServer] }] });
+      try {
+        const stream = agent.stream("echo twice");
+        const events = await collect(stream);
+        expect((await stream.result).text).toBe("echoed");
+        const starts = events.filter((e) => e.type === "tool.started");
+        expect(starts.map((e) => e.type === "tool.started" && e.mcp)).toEqual([{ server: "echo", tool: "say" }, { server: "echo", tool: "say" }]);
+        expect(starts.every((e) => e.type === "tool.started" && e.kind === "mcp")).toBe(true);
+        const done = events.filter((e) => e.type === "tool.completed");
+        expect(done.map((e) => e.type === "tool.completed" && e.output)).toEqual(["echo: one", "echo: two"]);
+        const results = server!.requests[1]!.messages.flatMap((m) => m.parts).filter((p) => p.type === "tool_result");
+        expect(results).toEqual([expect.objectContaining({ callId: "c1", text: "echo: one" }), expect.objectContaining({ callId: "c2", text: "echo: two" })]);
+        expect(server!.requests[0]!.tools).toContain("mcp__echo__say");
+        expect(driver.processes().live).toEqual([]);
+        expect(driver.processes().started).toBe(1);
+      } finally {
+        await agent.close();
+      }
+    });
+
+    it("answers an unknown tool and invalid arguments with a tool error the model sees", async () => {
+      const baseURL = await serve({
+        turns: [
+          { reply: { toolCalls: [{ id: "u1", name: "no_such_tool", arguments: {} }, { id: "u2", name: "mcp__echo__say", arguments: "{not json" }] } },
+          { reply: { text: "recovered" } },
+        ],
+      });
+      const agent = createAgent(driverFor(api, baseURL), { workspace, mcp: [{ name: "echo", command: process.execPath, args: [echoServer] }] });
+      try {
+        const stream = agent.stream("go");
+        const events = await collect(stream);
+        expect((await stream.result).text).toBe("recovered");
+        expect(events.filter((e) => e.type === "tool.completed").map((e) => e.type === "tool.completed" && e.status)).toEqual(["failed", "failed"]);
+        const results = server!.requests[1]!.messages.flatMap((m) => m.parts).filter((p) => p.type === "tool_result");
+        expect(results.map((r) => r.type === "tool_result" && r.text)).toEqual([expect.stringContaining("Unknown tool"), expect.stringContaining("not valid JSON")]);
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+}
+
+describe("openai driver refusals", () => {
+  it("refuses a run without a model before delivery", async () => {
+    const baseURL = await serve({ turns: [{ reply: { text: "x" } }] });
+    const agent = createAgent(openai({ baseURL, stateDir: join(root, "state-nomodel") }), { workspace });
+    try {
+      await expect(agent.run("hi")).rejects.toMatchObject({ code: "config_invalid" });
+      expect(server!.requests).toHaveLength(0);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("refuses a typo in the config and a policy it cannot honour", () => {
+    expect(() => openai({ baseURL: "http://127.0.0.1:1/v1", modle: "x" } as never)).toThrow(/modle: unknown key/);
+    expect(() => openai({ baseURL: "not a url" })).toThrow(/baseURL/);
+    const driver = openai({ baseURL: "http://127.0.0.1:1/v1" });
+    expect(() => driver.validatePolicy({ network: false })).toThrow(/network/);
+    expect(() => driver.validatePolicy({ sandbox: "workspace-write", approval: "never" })).toThrow(/workspace-write/);
+    expect(() => driver.validatePolicy({ sandbox: "workspace-write", approval: "on-request" })).not.toThrow();
+  });
+});
