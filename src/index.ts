@@ -137,6 +137,7 @@ export type {
   PrepareResponse,
   ResolvedInput,
   ResolvedResources,
+  ResourceSupport,
   RunRequest,
   RunResponse,
   StandbyHandle,
@@ -165,6 +166,8 @@ export {
   ResponseRejectedError,
 } from "./errors/index.js";
 export type { DeliveryPhase, OutputIssueInfo, PartialRunOutcome, ProtocolErrorCode, ResponseRejectedCode, StoreErrorCode } from "./errors/index.js";
+/** The kind of resource a `FeatureUnsupportedError` names (`resource.kind`). */
+export type { UnsupportedResourceKind } from "./errors/index.js";
 /** One setting a stored thread and the agent opening it disagree on (`ThreadIncompatibleError.mismatches`). */
 export type { ThreadMismatch } from "./errors/index.js";
 export { ERROR_CODES, isErrorCode } from "./errors/index.js";

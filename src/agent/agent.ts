@@ -6,11 +6,13 @@ import { randomUUID } from "node:crypto";
 import type { Descriptor, Driver, InspectRequest, InspectResponse, PrepareRequest, ResolvedResources, StandbyHandle, StandbyUse } from "../driver/types.js";
 import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
 import { mapInspection } from "../inspect/map.js";
-import { createRedactor, isSecretKey, secretEnvValues, type Redactor } from "../redact/redact.js";
+import { createRedactor, type Redactor } from "../redact/redact.js";
 import type { DriverInfo, Inspection, PrepareReport } from "../inspect/types.js";
 import { resolveInputLimits } from "../input/limits.js";
 import { sweepStaleInputDirectoriesOnce } from "../input/stale.js";
 import { resolveResources } from "../resources/resolve.js";
+import { mcpSecretValues } from "../resources/secrets.js";
+import { checkResourceSupport, resourceSupportOf } from "./resource-support.js";
 import { startExecution, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
 import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
 import type { AgentOptions, CallOptions } from "./options.js";
@@ -62,6 +64,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const { descriptor, info } = checkedDriver(driver, options);
   const workspace = options.workspace ?? process.cwd();
   const resources = resolveResources(options);
+  // What the driver does not deliver is refused now, before any process starts.
+  checkResourceSupport(info.id, resourceSupportOf(descriptor), resources);
   if (options.inputLimits) resolveInputLimits(options.inputLimits); // invalid limits fail at construction
   // Input copies a SIGKILLed host left behind are removed in the background, once per process.
   void sweepStaleInputDirectoriesOnce();
@@ -182,13 +186,8 @@ function agentRedactor(driver: Driver, resources: ResolvedResources): { redactor
   const registerDriverSecrets = () => {
     for (const secret of driver.secrets?.() ?? []) if (typeof secret === "string") redactor.addSecret(secret);
   };
-  // So are the MCP servers' secret-looking env values and credential headers.
-  for (const server of resources.mcp) {
-    const values = "command" in server
-      ? secretEnvValues(server.env)
-      : Object.entries(server.headers ?? {}).filter(([name]) => isSecretKey(name)).map(([, value]) => value);
-    for (const value of values) redactor.addSecret(value);
-  }
+  // So is every MCP env and header value, whatever its name (src/resources/secrets.ts).
+  for (const value of mcpSecretValues(resources.mcp)) redactor.addSecret(value);
   registerDriverSecrets();
   return { redactor, registerDriverSecrets };
 }

@@ -83,7 +83,16 @@ const agentOptionsShape = {
     .array(z.strictObject({ name: nonEmptyString, description: z.string().optional(), inputSchema: jsonObject }))
     .superRefine(uniqueNames)
     .optional(),
-  skills: z.array(z.strictObject({ name: nonEmptyString, path: nonEmptyString })).superRefine(uniqueNames).optional(),
+  // Names, descriptions and contents are checked by the resource resolver (src/resources/check-skills.ts).
+  skills: z
+    .array(
+      z.union([
+        z.strictObject({ name: nonEmptyString, description: z.string().optional(), path: nonEmptyString }),
+        z.strictObject({ name: nonEmptyString, description: z.string().optional(), files: stringRecord }),
+      ]),
+    )
+    .superRefine(uniqueNames)
+    .optional(),
   mcp: z.array(mcpServerSchema).superRefine(uniqueNames).optional(),
   threadStore: z
     .custom<ThreadStore>(

@@ -257,12 +257,26 @@ function describeMismatch(m: ThreadMismatch): string {
   return `${m.dimension} differs (${m.setting}: recorded ${JSON.stringify(m.recorded)}, now ${JSON.stringify(m.current)})`;
 }
 
-/** The driver does not support a feature natively (e.g. fork); nothing is emulated. */
+/** The kinds of resource a driver may not deliver (see {@link FeatureUnsupportedError.resource}). */
+export type UnsupportedResourceKind = "instructions" | "tool" | "service" | "skill" | "mcp";
+
+/**
+ * The driver does not support a feature natively (e.g. fork); nothing is emulated. When the
+ * feature is a resource kind the agent (or a run's `services`) asked for, `resource` names it:
+ * refused before any process starts.
+ */
 export class FeatureUnsupportedError extends AdaptorError {
   readonly feature: string;
-  constructor(feature: string, driver: string) {
-    super("feature_unsupported", `driver ${driver} does not support ${feature}`);
+  /** The driver's id. */
+  readonly driver: string;
+  /** The resource the driver does not deliver: its kind and its name (`instructions` has none). */
+  declare readonly resource?: { kind: UnsupportedResourceKind; name?: string };
+  constructor(feature: string, driver: string, resource?: { kind: UnsupportedResourceKind; name?: string }) {
+    const named = resource?.name === undefined ? "" : ` (${resource.kind} "${resource.name}")`;
+    super("feature_unsupported", `driver ${driver} does not support ${feature}${named}`);
     this.feature = feature;
+    this.driver = driver;
+    if (resource) this.resource = { ...resource };
   }
 }
 
