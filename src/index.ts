@@ -55,14 +55,21 @@ export type {
   InputLimits,
   InstructionBundle,
   JsonSchema,
+  HostTool,
+  HostToolContext,
   McpServerConfig,
   Policy,
   SkillRef,
+  ToolArgs,
   ToolDeclaration,
+  ToolInputSchema,
   UserInputAnswer,
   UserInputHandler,
   UserInputRequest,
 } from "./driver/vocabulary.js";
+export { hostTool } from "./resources/host-tools/define.js";
+/** The MCP server name host tools reach the provider under (their `tool.*` events' `mcp.server`). */
+export { HOST_TOOLS_SERVER_NAME } from "./resources/host-tools/server-name.js";
 
 export type {
   AgentEvent,
@@ -129,6 +136,8 @@ export type {
   Driver,
   EventSink,
   FeatureSupport,
+  HostToolsEndpoint,
+  HostToolsLink,
   InputKindCapability,
   InspectRequest,
   InspectResponse,

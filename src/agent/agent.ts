@@ -14,6 +14,8 @@ import { resolveResources } from "../resources/resolve.js";
 import { mcpSecretValues } from "../resources/secrets.js";
 import { checkResourceSupport, resourceSupportOf } from "./resource-support.js";
 import { startExecution, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
+import { HostTools } from "./host-tools.js";
+import { resolveHostTools } from "./host-tool-schemas.js";
 import { DEFAULT_STARTUP_TIMEOUT_MS } from "./startup-deadline.js";
 import type { AgentOptions, CallOptions } from "./options.js";
 import type { OutputOption, StructuredOf } from "./structured/types.js";
@@ -63,7 +65,9 @@ const LEASE_TTL_MS = 30_000;
 export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const { descriptor, info } = checkedDriver(driver, options);
   const workspace = options.workspace ?? process.cwd();
-  const resources = resolveResources(options);
+  // Host tools resolve first: their JSON Schemas are what the resources (and the identity) carry.
+  const tools = resolveHostTools(options.tools, "tools");
+  const resources = resolveResources({ ...options, tools: tools.map((tool) => structuredClone(tool.declaration)) });
   // What the driver does not deliver is refused now, before any process starts.
   checkResourceSupport(info.id, resourceSupportOf(descriptor), resources);
   if (options.inputLimits) resolveInputLimits(options.inputLimits); // invalid limits fail at construction
@@ -71,6 +75,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   void sweepStaleInputDirectoriesOnce();
   const settings = new CallSettings(driver, info.id, workspace, resources, options.defaults);
   const { redactor, registerDriverSecrets } = agentRedactor(driver, resources);
+  const hostTools = new HostTools(tools, redactor);
   const slot = new StandbySlot();
   const writers = new ThreadWriters(options.threadWriterIdleMs ?? DEFAULT_THREAD_WRITER_IDLE_MS);
   const activeRuns = new Set<{ cancel(reason: unknown): void; settled: Promise<void> }>();
@@ -88,10 +93,14 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     registerDriverSecrets();
   };
   const inspectRequest = (): InspectRequest => ({ workspace, resources: structuredClone(resources) });
-  const context = executionContext({ driver, descriptor, options, workspace, resources, redactor, settings, slot, writers, activeRuns });
+  const deliversHostTools = descriptor.resources?.hostTools === true;
+  const context = executionContext({ driver, descriptor, options, workspace, resources, redactor, settings, slot, writers, activeRuns, hostTools: deliversHostTools ? hostTools : undefined });
   const coordinator = new PrepareCoordinator(slot, async (signal) => {
     ready();
-    return prepareStandby({ driver, info, settings, redactor, slot, request: inspectRequest() }, signal, assertOpen);
+    const request: InspectRequest & Pick<PrepareRequest, "hostTools"> = inspectRequest();
+    // A standby's process serves the agent's tools too: it keeps an endpoint, bound when a run claims it.
+    if (deliversHostTools && hostTools.hasTools) request.hostTools = hostTools.standbyLink();
+    return prepareStandby({ driver, info, settings, redactor, slot, request }, signal, assertOpen);
   });
 
   /** The single entry to execution, for agent and thread runs alike. */
@@ -102,6 +111,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     ready();
     const effective = settings.effective(call);
     driver.validatePolicy?.(effective.policy);
+    const services = hostTools.services(call?.services);
+    if (services.length > 0) effective.services = services;
     return startExecution(context, prompt, effective, call?.signal, hooks);
   };
 
@@ -135,7 +146,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     // async: a call refused synchronously by stream() rejects instead of throwing.
     run: async <O extends OutputOption | undefined>(prompt: string, call?: CallOptions<O>) => drained(agent.stream(prompt, call)),
     close() {
-      closing ??= shutDown({ coordinator, activeInspections, activeRuns, slot, writers, driver, ownedStore: ownsStore ? store : undefined });
+      closing ??= shutDown({ coordinator, activeInspections, activeRuns, slot, writers, driver, hostTools, ownedStore: ownsStore ? store : undefined });
       return closing;
     },
     [Symbol.asyncDispose]: () => agent.close(),
@@ -165,6 +176,7 @@ async function shutDown(agent: {
   slot: StandbySlot;
   writers: ThreadWriters;
   driver: Driver;
+  hostTools: HostTools;
   ownedStore: ThreadStore | undefined;
 }): Promise<void> {
   const closed = new AgentClosedError("the agent was closed");
@@ -176,6 +188,8 @@ async function shutDown(agent: {
   await agent.slot.clear();
   await agent.writers.close();
   await agent.driver.close();
+  // After every process retired: no provider is left holding an endpoint.
+  await agent.hostTools.close();
   await agent.ownedStore?.close();
 }
 
@@ -209,6 +223,7 @@ function executionContext(agent: {
   slot: StandbySlot;
   writers: ThreadWriters;
   activeRuns: Set<{ cancel(reason: unknown): void; settled: Promise<void> }>;
+  hostTools: HostTools | undefined;
 }): ExecutionContext {
   const { driver, descriptor, options } = agent;
   return {
@@ -233,7 +248,9 @@ function executionContext(agent: {
       const outputSchema = nativeOutputSchema(call.output, descriptor.features.structuredOutput);
       if (outputSchema !== undefined) use.outputSchema = outputSchema;
       const signature = agent.settings.signature(call);
-      const canServe = (standby: StandbyHandle) => standbyServes(driver, use, standby);
+      // Services need an endpoint in the process: one prepared without the agent's tools has none.
+      const lacksEndpoint = (call.services?.length ?? 0) > 0 && agent.hostTools?.hasTools !== true;
+      const canServe = (standby: StandbyHandle) => !lacksEndpoint && standbyServes(driver, use, standby);
       // The thread's warm writer first; one that cannot serve this run is retired (writer.ts).
       const writer = thread ? agent.writers.take(thread.id, signature, canServe) : undefined;
       return writer ?? agent.slot.claim(signature, canServe);
@@ -248,12 +265,13 @@ function executionContext(agent: {
       agent.activeRuns.add(run);
       return () => agent.activeRuns.delete(run);
     },
+    ...(agent.hostTools ? { hostTools: agent.hostTools } : {}),
   };
 }
 
 /** One `driver.prepare()` with the default settings, checked; a ready standby goes into the slot. */
 async function prepareStandby(
-  agent: { driver: Driver; info: DriverInfo; settings: CallSettings; redactor: Redactor; slot: StandbySlot; request: InspectRequest },
+  agent: { driver: Driver; info: DriverInfo; settings: CallSettings; redactor: Redactor; slot: StandbySlot; request: InspectRequest & Pick<PrepareRequest, "hostTools"> },
   signal: AbortSignal,
   assertOpen: () => void,
 ): Promise<{ report: PrepareReport; standby?: StandbyHandle }> {

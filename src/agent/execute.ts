@@ -25,6 +25,8 @@ import { decideOutcome, failureOf, runStatus, type RunObservation, type RunOutco
 import { decodeStructured } from "./structured/decode.js";
 import { deliverOutput, givenUpFailure, outputDelivery, outputFailure, providerGaveUp, type OutputDelivery } from "./structured/delivery.js";
 import type { ResolvedOutput } from "./structured/resolve.js";
+import type { ServedTool } from "../resources/host-tools/served-tool.js";
+import type { HostTools, RunHostTools } from "./host-tools.js";
 
 export interface ExecutionContext {
   driver: Driver;
@@ -51,9 +53,16 @@ export interface ExecutionContext {
   };
   /** Register the run so `close()` can cancel it and wait for it. */
   track(run: { cancel(reason: unknown): void; settled: Promise<void> }): () => void;
+  /** The agent's host tools, when the driver delivers them (`descriptor().resources.hostTools`). */
+  hostTools?: HostTools;
 }
 
-export type EffectiveCallOptions = Omit<CallOptions, "signal" | "output" | "outputSchema"> & { policy: Policy; output?: ResolvedOutput };
+export type EffectiveCallOptions = Omit<CallOptions, "signal" | "output" | "outputSchema" | "services"> & {
+  policy: Policy;
+  output?: ResolvedOutput;
+  /** The call's run-scoped services, resolved. */
+  services?: readonly ServedTool[];
+};
 
 export interface ThreadBinding {
   id: string;
@@ -155,6 +164,8 @@ interface RunScope {
   fatal: unknown;
   binding: ThreadBinding | undefined;
   standby: StandbyHandle | undefined;
+  /** The run's link to the agent's host tools, when it has any (its own services or the agent's). */
+  hostTools: RunHostTools | undefined;
   materialized: MaterializedInputs | undefined;
   /** How the call's structured output reaches the model, decided before launch. */
   outputDelivery?: OutputDelivery;
@@ -205,6 +216,7 @@ async function runToTerminal(
     fatal: undefined,
     binding: undefined,
     standby: undefined,
+    hostTools: undefined,
     materialized: undefined,
     response: undefined,
     thrown: undefined,
@@ -215,6 +227,8 @@ async function runToTerminal(
     scope.thrown = error;
   } finally {
     deadline.dispose();
+    // Host-tool calls of this run end with it: its endpoints are unbound, its handlers aborted.
+    scope.hostTools?.release();
     // The driver and its event sources have stopped: its standby and the run's input copies go
     // (unless the driver handed the standby's process back as the thread's warm writer).
     if (scope.response?.writer === undefined) await releaseStandby(scope);
@@ -266,6 +280,7 @@ async function launch(scope: RunScope, prompt: string, failFatally: (failure: un
   }
   signal.throwIfAborted();
   scope.standby = options.spawn === true ? undefined : context.claimStandby(options, scope.binding);
+  scope.hostTools = runHostTools(scope);
   const request = runRequest(scope, prompt);
   signal.throwIfAborted();
   try {
@@ -280,6 +295,19 @@ async function launch(scope: RunScope, prompt: string, failFatally: (failure: un
     await timeline.publish({ type: "notice", level: "warning", code: "standby_fallback", message: "the prepared process failed before delivery; launching a fresh one" });
     scope.response = await context.driver.run(request, scope.sink, signal);
   }
+}
+
+/** The run's host-tools link: when the driver delivers host tools and the agent or the run has some. */
+function runHostTools(scope: RunScope): RunHostTools | undefined {
+  const { context, options, timeline, thread } = scope;
+  const services = options.services ?? [];
+  if (!context.hostTools || (!context.hostTools.hasTools && services.length === 0)) return undefined;
+  return context.hostTools.runLink({
+    runId: timeline.runId,
+    ...(thread ? { threadId: thread.threadId } : {}),
+    services,
+    signal: scope.controller.signal,
+  });
 }
 
 /** The driver's view of the run: the effective settings, resources, inputs and host callbacks. */
@@ -307,6 +335,7 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
   if (options.metadata !== undefined) request.metadata = { ...options.metadata };
   if (scope.binding) request.thread = { ...scope.binding };
   if (scope.standby) request.standby = scope.standby;
+  if (scope.hostTools) request.hostTools = scope.hostTools.link;
   if (scope.binding && context.writers?.enabled) request.keepWarm = true;
   return request;
 }

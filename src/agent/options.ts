@@ -14,8 +14,8 @@ import type {
   JsonSchema,
   McpServerConfig,
   Policy,
+  HostTool,
   SkillRef,
-  ToolDeclaration,
   UserInputHandler,
 } from "../driver/vocabulary.js";
 import type { OutputOption } from "./structured/types.js";
@@ -73,6 +73,12 @@ export interface CallOptions<O extends OutputOption | undefined = OutputOption |
    * Call-only: there is no default. They follow the prompt, in order.
    */
   inputs?: readonly InputRef[];
+  /**
+   * Run-scoped services: host tools offered to this run only (e.g. a per-request database handle),
+   * beside the agent's `tools`, without changing the agent's identity (a prepared standby still
+   * serves the run). Call-only. Names may not repeat the agent's tools.
+   */
+  services?: readonly HostTool[];
 }
 
 /** Construction-only options of {@link createAgent}. */
@@ -80,7 +86,11 @@ export interface AgentOptions {
   /** Absolute path; default `process.cwd()`. */
   workspace?: string;
   instructions?: string | InstructionBundle[];
-  tools?: ToolDeclaration[];
+  /**
+   * Host tools the provider may call, served through the agent's loopback MCP server (see
+   * `hostTool()` for a typed definition). The handler runs in the host with validated arguments.
+   */
+  tools?: HostTool[];
   skills?: SkillRef[];
   mcp?: McpServerConfig[];
   /** Where threads are kept. Default: an in-memory store owned (and closed) by the agent. */
@@ -138,6 +148,7 @@ export const CALL_OPTION_KEYS = {
   spawn: "defaultable",
   signal: "call-only",
   inputs: "call-only",
+  services: "call-only",
 } as const satisfies Record<keyof CallOptions, "defaultable" | "call-only">;
 
 /**
@@ -154,5 +165,4 @@ export const UNSUPPORTED_AGENT_KEYS: readonly string[] = [
   "subagents",
   "hooks",
   "configPatches",
-  "services",
 ];

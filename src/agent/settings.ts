@@ -40,7 +40,8 @@ export class CallSettings {
 
   /** The call's settings over the defaults, copied now: the caller may reuse its arrays and objects. */
   effective(call: CallOptions = {}): EffectiveCallOptions {
-    const { signal: _signal, output, outputSchema, ...rest } = call;
+    // Services are resolved by the agent (their schemas and handlers are not data to copy).
+    const { signal: _signal, output, outputSchema, services: _services, ...rest } = call;
     const defaults = this.#defaults;
     const merged: EffectiveCallOptions = { ...defaults, ...this.#handlers, ...rest, policy: { ...defaults.policy, ...rest.policy } };
     if (rest.inputs !== undefined) merged.inputs = [...rest.inputs];

@@ -38,11 +38,13 @@ const callDefaultsShape = {
 
 export const callDefaultsSchema = z.strictObject(callDefaultsShape);
 
-/** Call options; `signal` and `inputs` are checked separately (their errors have their own types). */
+/** Call options; `signal`, `inputs` and `services` are checked separately (their errors have their own types). */
 export const callOptionsSchema = z.strictObject({
   ...callDefaultsShape,
   signal: z.unknown().optional(),
   inputs: z.unknown().optional(),
+  // Checked when resolved, against the agent's tools (agent/host-tool-schemas.ts).
+  services: z.array(z.unknown()).optional(),
 } satisfies Record<keyof CallOptions, z.ZodType>);
 
 /** Fails with each duplicated `name` in a list. */
@@ -79,10 +81,8 @@ const THREAD_STORE_METHODS = ["create", "get", "acquireLease", "saveCheckpoint",
 const agentOptionsShape = {
   workspace: absolutePath.optional(),
   instructions: z.union([z.string(), z.array(z.strictObject({ name: nonEmptyString, text: z.string() }))]).optional(),
-  tools: z
-    .array(z.strictObject({ name: nonEmptyString, description: z.string().optional(), inputSchema: jsonObject }))
-    .superRefine(uniqueNames)
-    .optional(),
+  // Each tool's name, schema and handler are checked when it is resolved (agent/host-tool-schemas.ts).
+  tools: z.array(z.unknown()).optional(),
   // Names, descriptions and contents are checked by the resource resolver (src/resources/check-skills.ts).
   skills: z
     .array(

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, createAgent, input, type AgentOptions, type CallOptions, type Driver, type Policy, type RunRequest } from "../../src/index.js";
 import { fakeDriver } from "../../src/testing/index.js";
 
-const NOT_YET = ["identity", "profile", "profileResources", "hooks", "subagents", "services", "configPatches", "workspaceSpec", "workspaceManager", "skillProviders"];
+const NOT_YET = ["identity", "profile", "profileResources", "hooks", "subagents", "configPatches", "workspaceSpec", "workspaceManager", "skillProviders"];
 
 function configError(pattern: RegExp) {
   return expect.objectContaining({ name: "ConfigError", code: "config_invalid", message: expect.stringMatching(pattern) });
@@ -115,8 +115,9 @@ describe("construction option values are validated at createAgent", () => {
     ["mcp server names are unique", { mcp: [{ name: "a", command: "x" }, { name: "a", url: "http://127.0.0.1/" }] }, /^mcp\[1\]\.name: duplicate name$/],
     ["an mcp url is http(s)", { mcp: [{ name: "a", url: "file:///etc/passwd" }] }, /^mcp\[0\]\.url: expected an http\(s\) URL$/],
     ["an mcp server has no unknown keys", { mcp: [{ name: "a", command: "x", cwd: "/" }] }, /^mcp\[0\]\.cwd: unknown key$/],
-    ["tools need a name and an input schema", { tools: [{ name: "" }] }, /^tools\[0\]\.name: .*tools\[0\]\.inputSchema: /],
-    ["tool names are unique", { tools: [{ name: "t", inputSchema: {} }, { name: "t", inputSchema: {} }] }, /^tools\[1\]\.name: duplicate name$/],
+    ["tools need a name", { tools: [{ name: "" }] }, /^tools\[0\]\.name: expected 1 to 64 letters, digits/],
+    ["tools need an input schema", { tools: [{ name: "t", handler: () => 1 }] }, /^tools\[0\] \("t"\)\.inputSchema: expected a JSON Schema object or a Standard Schema/],
+    ["tool names are unique", { tools: [{ name: "t", inputSchema: { type: "object" }, handler: () => 1 }, { name: "t", inputSchema: { type: "object" }, handler: () => 1 }] }, /^tools\[1\] \("t"\): duplicate name$/],
     ["skills need a name and a path", { skills: [{ name: "s" }] }, /^skills\[0\]\.path: /],
     ["instructions are a string or bundles", { instructions: 5 }, /^instructions: /],
     ["instruction bundles need text", { instructions: [{ name: "a" }] }, /^instructions\[0\]\.text: required$/],

@@ -4,7 +4,7 @@
  * backpressure are exercised for real.
  */
 import { readFile } from "node:fs/promises";
-import type { Descriptor, Driver, EventSink, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
+import type { Descriptor, Driver, EventSink, HostToolsEndpoint, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
 import { malformedFrameCode } from "../../driver/malformed-frames.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
@@ -12,6 +12,7 @@ import { readJsonLineBatches, spawnProcess, writeJsonLine, type ProcessHandle } 
 import { TextAccumulator } from "../../events/text-accumulator.js";
 import { FAKE_CHILD_SOURCE } from "./child-source.js";
 import { deltaEvent, type FakeRunScript, type FakeStep } from "./script.js";
+import { FakeHostToolsClient } from "./host-tools.js";
 
 export interface FakeDriverOptions {
   id?: string;
@@ -48,7 +49,11 @@ export interface FakeDriverProbe {
     thread?: { id: string; providerSessionId?: string; fork?: boolean };
     /** Inputs as delivered, with the bytes the driver read from each `localPath` during the run. */
     inputs?: (ResolvedInput & { bytes: Buffer })[];
+    /** How the run reached the host tools: an endpoint it opened, or its standby's it bound. */
+    hostTools?: "opened" | "bound";
   }[];
+  /** Every host-tools endpoint the driver opened (one per process that had a link), in order. */
+  endpoints: HostToolsEndpoint[];
 }
 
 export type FakeDriver = Driver & { probe: FakeDriverProbe };
@@ -72,6 +77,7 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
     startedPids: () => [...started],
     standbysUsed: 0,
     runs: [],
+    endpoints: [],
   };
   let sessions = 0;
   const threads = options.threads !== false;
@@ -116,6 +122,14 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
       const mode = options.prepare ?? "transient";
       if (mode !== "ready") return { inspection, process: mode };
       const standby = options.process ? childStandby(await spawnChild(_request.workspace)) : inProcessStandby();
+      // The process serves the agent's tools: it keeps its endpoint until it retires.
+      if (_request.hostTools) {
+        const endpoint = await _request.hostTools.open().catch(async (error: unknown) => {
+          await standby.close();
+          throw error;
+        });
+        keepEndpoint(standby, endpoint, probe);
+      }
       if (signal.aborted) {
         await standby.close();
         signal.throwIfAborted();
@@ -141,9 +155,17 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
       const standby = request.standby as FakeStandby | undefined;
       if (standby) probe.standbysUsed++;
       const child = options.process ? standby?.child ?? (await spawnChild(request.workspace)) : undefined;
-      const text = child
-        ? await runInChild(child, script, request, sink, signal)
-        : await runInProcess(script, request, sink, signal);
+      const endpoint = await runEndpoint(request, standby, record, probe);
+      const hostTools = endpoint ? new FakeHostToolsClient(endpoint.view) : undefined;
+      let text: string;
+      try {
+        text = child
+          ? await runInChild(child, script, request, sink, signal, hostTools)
+          : await runInProcess(script, request, sink, signal, hostTools);
+      } finally {
+        await hostTools?.close();
+        if (endpoint?.owned) await endpoint.view.close();
+      }
       const response: RunResponse = { text: script.text ?? text };
       if (script.usage) response.usage = script.usage;
       const providerSessionId = script.providerSessionId ?? sessionId;
@@ -161,7 +183,40 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
   return driver;
 }
 
-type FakeStandby = StandbyHandle & { child?: ProcessHandle };
+type FakeStandby = StandbyHandle & { child?: ProcessHandle; endpoint?: HostToolsEndpoint };
+
+/** A standby keeps the endpoint its prepare opened, and closes it when it retires. */
+function keepEndpoint(standby: FakeStandby, endpoint: HostToolsEndpoint, probe: FakeDriverProbe): void {
+  probe.endpoints.push(endpoint);
+  const close = standby.close.bind(standby);
+  standby.endpoint = endpoint;
+  standby.close = async () => {
+    await close();
+    await endpoint.close();
+  };
+}
+
+/**
+ * The run's endpoint, as a real driver gets it: its standby's, bound to the run, or a new one
+ * opened for the run's own process (owned: closed when the run's process retires).
+ */
+async function runEndpoint(
+  request: RunRequest,
+  standby: FakeStandby | undefined,
+  record: FakeDriverProbe["runs"][number],
+  probe: FakeDriverProbe,
+): Promise<{ view: HostToolsEndpoint; owned: boolean } | undefined> {
+  if (!request.hostTools) return undefined;
+  if (standby?.endpoint) {
+    request.hostTools.bind(standby.endpoint);
+    record.hostTools = "bound";
+    return { view: standby.endpoint, owned: false };
+  }
+  const view = await request.hostTools.open();
+  probe.endpoints.push(view);
+  record.hostTools = "opened";
+  return { view, owned: true };
+}
 
 function childStandby(child: ProcessHandle): FakeStandby {
   let alive = true;
@@ -198,6 +253,8 @@ async function defaultInspection(options: FakeDriverOptions): Promise<InspectRes
 interface RunState {
   /** `run.completed` was announced: from here on a cancel only retires the process. */
   completed: boolean;
+  /** The process's MCP client of the agent's host tools, when the run has an endpoint. */
+  hostTools?: FakeHostToolsClient | undefined;
 }
 
 /**
@@ -223,14 +280,21 @@ async function controlStep(step: FakeStep, request: RunRequest, sink: EventSink,
     const answer = await request.ask(step.ask);
     await sink.emit({ type: "notice", level: "info", code: "fake_answer", message: "declined" in answer ? "declined" : JSON.stringify(answer.answers) });
   } else if ("waitForAbort" in step) await abortedPromise(signal);
+  else if ("hostTool" in step) await hostToolsOf(state).call(step.hostTool, sink, signal);
+  else if ("listHostTools" in step) await hostToolsOf(state).list(sink);
   else if ("fail" in step) throw new ProviderError(step.fail.message, { code: step.fail.code ?? "provider_error", retryable: step.fail.retryable ?? false });
   else if ("crash" in step) throw new ProviderError(`the fake provider exited with code ${step.crash.exitCode}`);
   return undefined;
 }
 
-async function runInProcess(script: FakeRunScript, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string> {
+function hostToolsOf(state: RunState): FakeHostToolsClient {
+  if (!state.hostTools) throw new ProviderError("the fake provider was given no host-tools endpoint", { retryable: false });
+  return state.hostTools;
+}
+
+async function runInProcess(script: FakeRunScript, request: RunRequest, sink: EventSink, signal: AbortSignal, hostTools?: FakeHostToolsClient): Promise<string> {
   let text = new TextAccumulator();
-  const state: RunState = { completed: false };
+  const state: RunState = { completed: false, hostTools };
   for (const step of script.steps) {
     cancelWins(signal, state);
     if ("emit" in step) {
@@ -250,7 +314,14 @@ async function runInProcess(script: FakeRunScript, request: RunRequest, sink: Ev
   return text.toString();
 }
 
-async function runInChild(child: ProcessHandle, script: FakeRunScript, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<string> {
+async function runInChild(
+  child: ProcessHandle,
+  script: FakeRunScript,
+  request: RunRequest,
+  sink: EventSink,
+  signal: AbortSignal,
+  hostTools?: FakeHostToolsClient,
+): Promise<string> {
   const stop = () => void child.stop();
   signal.addEventListener("abort", stop, { once: true });
   // Cancelled while the child was starting: that abort event has fired already.
@@ -261,7 +332,7 @@ async function runInChild(child: ProcessHandle, script: FakeRunScript, request: 
   const waitEnds = AbortSignal.any([signal, childGone.signal]);
   let text = new TextAccumulator();
   let done = false;
-  const state: RunState = { completed: false };
+  const state: RunState = { completed: false, hostTools };
   try {
     await writeJsonLine(child.stdin, script);
     // A chunk's lines together, as the real drivers read them: one promise per chunk, not per line.

@@ -28,7 +28,14 @@ export type FakeStep =
   /** Throw a provider error from `run()`. */
   | { fail: { code?: ErrorCode; message: string; retryable?: boolean } }
   /** The child process exits abruptly with this code (process mode only; in-process it fails the same way). */
-  | { crash: { exitCode: number } };
+  | { crash: { exitCode: number } }
+  /**
+   * Call one of the agent's host tools (or the run's services) through the process's endpoint with
+   * a real MCP client, emitting `tool.started` / `tool.completed` (kind "mcp") with its result.
+   */
+  | { hostTool: { name: string; arguments?: Record<string, unknown> } }
+  /** List the endpoint's tools now; their names are emitted as a `fake_notice` (JSON array). */
+  | { listHostTools: true };
 
 export interface FakeRunScript {
   steps: FakeStep[];
