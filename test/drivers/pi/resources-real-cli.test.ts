@@ -5,6 +5,9 @@
  * through the driver's extension.
  */
 import { existsSync } from "node:fs";
+import { chmod, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 
 import { createAgent } from "../../../src/agent/agent.js";
@@ -15,6 +18,9 @@ import { SCRIPTED_KEY_ENV } from "../../../src/testing/real-cli/settings.js";
 import { withRealCli, type RealCliContext } from "../../../src/testing/real-cli/index.js";
 import { capturedTexts, describeRealCli } from "../../real-cli/helpers.js";
 import { laneEnv } from "../real-lane.js";
+import { startMcpHttpServer } from "./mcp-http-server.js";
+
+const canaryServer = fileURLToPath(new URL("./fixtures/canary-mcp-server.mjs", import.meta.url));
 
 function configFor(ctx: RealCliContext, extra: Partial<PiConfig> = {}): PiConfig {
   return {
@@ -33,6 +39,25 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
 }
 
 const modelRequests = (ctx: RealCliContext): CapturedRequest[] => ctx.server.requests.filter((r) => r.dialect === "chat" && !r.auxiliary);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A wrapper that writes each argument it is started with to `argv.log`, then runs Pi. */
+async function argvLoggingPi(ctx: RealCliContext): Promise<{ executable: string; argv(): Promise<string> }> {
+  const log = join(ctx.root, "argv.log");
+  const executable = join(ctx.root, "pi-wrapper");
+  const target = [ctx.executable, ...(ctx.executable === process.execPath ? [ctx.entry] : [])].map((a) => JSON.stringify(a)).join(" ");
+  await writeFile(executable, `#!/bin/sh\nprintf '%s\\n' "$@" >> ${JSON.stringify(log)}\nexec ${target} "$@"\n`);
+  await chmod(executable, 0o755);
+  return { executable, argv: () => readFile(log, "utf8").catch(() => "") };
+}
 
 /** The skill directory Pi was given, as its system prompt states it (`<location>…/SKILL.md</location>`). */
 function skillLocation(system: string, name: string): string | undefined {
@@ -82,5 +107,76 @@ describeRealCli("pi", () => {
         await agent.close();
       }
     });
+  });
+
+  it("offers the agent's MCP servers (stdio and Streamable HTTP) through the extension: calls reach them, secrets stay off argv and events, inspect starts none", async () => {
+    const secret = "pi-lane-secret-5b1e0c7a9d2f4e6b8a1c3d5e7f9a0b2c";
+    const http = await startMcpHttpServer([
+      { name: "echo", description: "Echo the text back", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, call: (args) => ({ content: [{ type: "text", text: `echo: ${String(args.text)}` }] }) },
+    ]);
+    const script = {
+      turns: [
+        {
+          match: { lastUserTextContains: "Check the servers" },
+          reply: { toolCalls: [{ id: "call_stdio", name: "mcp__lane__check", arguments: {} }, { id: "call_http", name: "mcp__web__echo", arguments: { text: "over http" } }] },
+        },
+        { match: { toolResultFor: "call_http" }, reply: { text: "Both servers answered." } },
+      ],
+    };
+    try {
+      await withRealCli("pi", script, async (ctx) => {
+        const wrapper = await argvLoggingPi(ctx);
+        const starts = join(ctx.root, "mcp-starts.log");
+        const agent = createAgent(pi(configFor(ctx, { executable: wrapper.executable, args: [] })), {
+          workspace: ctx.workspace,
+          mcp: [
+            { name: "lane", command: process.execPath, args: [canaryServer], env: { LANE_SECRET: secret, LANE_STARTS: starts } },
+            { name: "web", url: http.url, headers: http.headers },
+          ],
+        });
+        try {
+          const inspection = await agent.inspect();
+          expect(inspection.mcp).toMatchObject({ status: "unavailable", reason: { code: "not_started" } });
+          expect(existsSync(starts)).toBe(false);
+
+          const stream = agent.stream("Check the servers");
+          const events = await collect(stream);
+          const result = await stream.result;
+          expect(result.text).toBe("Both servers answered.");
+          expect((await readFile(starts, "utf8")).trim().split("\n")).toHaveLength(1);
+
+          const results = modelRequests(ctx)[1]!.messages.flatMap((m) => m.parts).filter((p) => p.type === "tool_result");
+          expect(results).toEqual(
+            expect.arrayContaining([
+              expect.objectContaining({ callId: "call_stdio", text: `secret arrived: yes (length ${secret.length}); on a command line: no` }),
+              expect.objectContaining({ callId: "call_http", text: "echo: over http" }),
+            ]),
+          );
+          expect(http.calls).toEqual([{ name: "echo", args: { text: "over http" } }]);
+          const started = events.filter((e) => e.type === "tool.started");
+          expect(started).toEqual(
+            expect.arrayContaining([
+              expect.objectContaining({ kind: "mcp", mcp: { server: "lane", tool: "check" }, name: "mcp__lane__check" }),
+              expect.objectContaining({ kind: "mcp", mcp: { server: "web", tool: "echo" }, name: "mcp__web__echo" }),
+            ]),
+          );
+          const token = http.headers.authorization!.slice("Bearer ".length);
+          const argv = await wrapper.argv();
+          expect(argv).toContain("--extension");
+          for (const canary of [secret, token]) {
+            expect(argv).not.toContain(canary);
+            expect(JSON.stringify(events)).not.toContain(canary);
+            expect(JSON.stringify(inspection)).not.toContain(canary);
+          }
+          await agent.close();
+          const [mcpPid] = (await readFile(starts, "utf8")).trim().split("\n").map(Number);
+          await expect.poll(() => alive(mcpPid!)).toBe(false);
+        } finally {
+          await agent.close();
+        }
+      });
+    } finally {
+      await http.close();
+    }
   });
 });
