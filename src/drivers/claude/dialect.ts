@@ -13,7 +13,7 @@ import type { InspectResponse } from "../../driver/types.js";
 import type { AuthReport, ConfigurationReport, EnvironmentReport, ModelInfo } from "../../inspect/types.js";
 import type { StreamJsonDialect } from "../stream-json/dialect.js";
 import { observed, unavailable } from "../../driver/observations.js";
-import { commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, NO_SKILLS, notLoggedIn, outputStyles, unsupported } from "../stream-json/panels.js";
+import { agentSkillsPanel, commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, notLoggedIn, outputStyles, unsupported } from "../stream-json/panels.js";
 import { count, isObject, str, type Json } from "../stream-json/wire.js";
 import { CLAUDE_INSTALL, CLAUDE_LOGIN, defaultClaudeExecutable } from "./locate.js";
 
@@ -29,7 +29,7 @@ export const claudeDialect: StreamJsonDialect = {
     audio: { modes: [] },
   },
   features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true },
-  resources: { instructions: true, hostTools: false, skills: false, mcp: { stdio: true, http: true } },
+  resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
 
   defaultExecutable: defaultClaudeExecutable,
   install: CLAUDE_INSTALL,
@@ -119,7 +119,7 @@ export const claudeDialect: StreamJsonDialect = {
       environment: observed(environment, init),
       models,
       commands: commandsPanel(reply.commands, init),
-      skills: unsupported(NO_SKILLS),
+      skills: agentSkillsPanel(reply.commands, init),
       mcp,
       quota: unsupported(NO_QUOTA),
       profile: unsupported(NO_PROFILE),

@@ -36,7 +36,7 @@ export const codebuddyDialect: StreamJsonDialect = {
     audio: { modes: [] },
   },
   features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: false },
-  resources: { instructions: true, hostTools: false, skills: false, mcp: { stdio: true, http: true } },
+  resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
 
   defaultExecutable: defaultCodebuddyExecutable,
   install: CODEBUDDY_INSTALL,

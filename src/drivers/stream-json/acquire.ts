@@ -24,20 +24,37 @@ export async function acquireProcess(launcher: Launcher, owner: object, request:
   // The thread's warm writer is still in the session: the next user line continues it.
   // A structured-output run needs its schema on the command line: only a process started for it serves it.
   const reusable = request.outputSchema === undefined;
-  const warm = reusable && !fork && request.standby instanceof StreamJsonWriter && request.standby.session === resume ? request.standby.claim(owner) : undefined;
+  const writer = reusable && !fork && request.standby instanceof StreamJsonWriter && request.standby.session === resume ? request.standby : undefined;
+  const warm = writer !== undefined && servesHostTools(writer, request) ? writer.claim(owner) : undefined;
   if (resume !== undefined && !warm) await checkWorkspace(launcher, resume, request.workspace);
 
-  const standby = warm ?? (reusable && resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby.claim(owner) : undefined);
-  if (standby) return { proc: standby, claimed: true };
+  const unbound = reusable && resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby : undefined;
+  const standby = warm ?? (unbound !== undefined && servesHostTools(unbound, request) ? unbound.claim(owner) : undefined);
+  if (standby) {
+    // The process registered its endpoint at start; from now on its calls are this run's.
+    if (request.hostTools !== undefined && standby.hostTools !== undefined) request.hostTools.bind(standby.hostTools);
+    return { proc: standby, claimed: true };
+  }
+  const hostTools = await request.hostTools?.open();
   const proc = await launcher.start(request.workspace, {
     ...(request.model !== undefined ? { model: request.model } : {}),
     ...(request.effort !== undefined ? { effort: request.effort } : {}),
     policy: request.policy,
     ...(resume !== undefined ? { resume, fork } : {}),
     mcp: request.resources.mcp,
+    skills: request.resources.skills,
+    ...(hostTools !== undefined ? { hostTools } : {}),
     ...(request.outputSchema !== undefined ? { outputSchema: request.outputSchema } : {}),
   });
   return { proc, claimed: false };
+}
+
+/**
+ * A kept process serves a run with host tools only when it registered an endpoint at start: the
+ * CLI connects to its MCP servers once, so one cannot be added to a running process.
+ */
+function servesHostTools(standby: StreamJsonStandby | StreamJsonWriter, request: RunRequest): boolean {
+  return request.hostTools === undefined || standby.hostTools !== undefined;
 }
 
 /** A session is resumed from the workspace it was recorded in, or not at all. */

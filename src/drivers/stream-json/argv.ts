@@ -1,8 +1,9 @@
 /**
  * The command line of one CLI process. Credentials never appear here: they travel in the child's
- * environment only.
+ * environment only, and MCP servers (with their env and header values) in a file the process owns.
  */
-import type { JsonSchema, McpServerConfig, Policy } from "../../driver/vocabulary.js";
+import type { HostToolsEndpoint } from "../../driver/types.js";
+import type { JsonSchema, McpServerConfig, Policy, SkillRef } from "../../driver/vocabulary.js";
 import type { StreamJsonDriverConfig } from "./config.js";
 import type { PermissionMode, StreamJsonDialect } from "./dialect.js";
 
@@ -12,7 +13,13 @@ export interface LaunchSettings {
   policy: Policy;
   resume?: string;
   fork?: boolean;
+  /** The agent's MCP servers; none for an inspection, which must start none. */
   mcp?: readonly McpServerConfig[];
+  skills?: readonly SkillRef[];
+  /** The endpoint the process registers as the host-tools MCP server. */
+  hostTools?: HostToolsEndpoint;
+  /** An inspection: no MCP server starts, the user's own included. */
+  inspection?: boolean;
   /** The run's structured-output schema: a process setting (`--json-schema`), so such a process serves only its run. */
   outputSchema?: JsonSchema;
 }
@@ -31,7 +38,8 @@ export function permissionMode(policy: Policy): PermissionMode {
   return policy.approval === "never" || policy.sandbox === "read-only" ? "dontAsk" : "default";
 }
 
-export function buildArgs(dialect: StreamJsonDialect, config: StreamJsonDriverConfig, launch: LaunchSettings): string[] {
+/** `resourceArgs`: the options naming the process's own directory (MCP config file, skills plugin). */
+export function buildArgs(dialect: StreamJsonDialect, config: StreamJsonDriverConfig, launch: LaunchSettings, resourceArgs: readonly string[] = []): string[] {
   const args = [...dialect.protocolArgs, "--include-partial-messages", ...dialect.permissionArgs(permissionMode(launch.policy))];
   const model = launch.model ?? config.model;
   const effort = launch.effort ?? config.effort;
@@ -42,8 +50,7 @@ export function buildArgs(dialect: StreamJsonDialect, config: StreamJsonDriverCo
     args.push("--resume", launch.resume);
     if (launch.fork) args.push("--fork-session");
   }
-  const servers = mcpConfig(launch.mcp ?? []);
-  if (servers !== undefined) args.push("--mcp-config", servers);
+  args.push(...resourceArgs);
   if (launch.outputSchema !== undefined) args.push("--json-schema", jsonSchemaArg(launch.outputSchema));
   args.push(...(config.args ?? []));
   return args;
@@ -56,24 +63,4 @@ export function buildArgs(dialect: StreamJsonDialect, config: StreamJsonDriverCo
 function jsonSchemaArg(schema: JsonSchema): string {
   const { $schema: _declared, ...rest } = schema;
   return JSON.stringify(rest);
-}
-
-/**
- * `--mcp-config` JSON for the agent's MCP servers. A server carrying `env` or `headers` (which may
- * hold credentials) is refused by `mcpProblems` instead of being written to the command line.
- */
-function mcpConfig(servers: readonly McpServerConfig[]): string | undefined {
-  if (servers.length === 0) return undefined;
-  const entries: Record<string, unknown> = {};
-  for (const server of servers) {
-    entries[server.name] = "command" in server ? { type: "stdio", command: server.command, args: server.args ?? [] } : { type: "http", url: server.url };
-  }
-  return JSON.stringify({ mcpServers: entries });
-}
-
-/** Names of MCP servers the command line cannot carry safely. */
-export function mcpProblems(servers: readonly McpServerConfig[]): string[] {
-  return servers
-    .filter((s) => ("env" in s && s.env && Object.keys(s.env).length > 0) || ("headers" in s && s.headers && Object.keys(s.headers).length > 0))
-    .map((s) => s.name);
 }

@@ -42,6 +42,12 @@ export interface StreamJsonDriverConfig {
   settingSources?: SettingSource[];
   /** How long the CLI may take to answer `initialize`, in ms. Default 60 000; 0 = no limit. */
   initializeTimeoutMs?: number;
+  /**
+   * Also load the MCP servers configured in the user's and the project's CLI settings. Default
+   * false: the CLI runs with `--strict-mcp-config`, so it sees only the agent's `mcp` servers and
+   * its host tools.
+   */
+  userMcpServers?: boolean;
 }
 
 const streamJsonConfigSchema = z.strictObject({
@@ -54,6 +60,7 @@ const streamJsonConfigSchema = z.strictObject({
   args: z.array(z.string()).optional(),
   settingSources: z.array(z.enum(["user", "project", "local"] satisfies SettingSource[])).optional(),
   initializeTimeoutMs: initializeTimeoutMsSchema.optional(),
+  userMcpServers: z.boolean().optional(),
 } satisfies Record<keyof StreamJsonDriverConfig, z.ZodType>);
 
 /** The declared shape of {@link StreamJsonDriverConfig}, for the descriptor. */
@@ -85,7 +92,7 @@ export function providerKey(config: StreamJsonDriverConfig): string | undefined 
 
 /**
  * The settings a stored thread depends on (see `Driver.compatibility`): the settings files the
- * CLI loads (they add instructions, hooks and permissions), extra arguments (endpoints masked)
+ * CLI loads (they add instructions, hooks and permissions), the user's MCP servers when loaded, extra arguments (endpoints masked)
  * and the child variables that are not credentials, endpoints or locations. Left out: the
  * executable and config directory (they only locate the CLI and its sessions), the provider
  * binding (an endpoint and the name of its key variable), `initializeTimeoutMs`, and the model and
@@ -94,6 +101,7 @@ export function providerKey(config: StreamJsonDriverConfig): string | undefined 
 export function configCompatibility(config: StreamJsonDriverConfig): Record<string, string> {
   const out: Record<string, string> = {};
   if (config.settingSources !== undefined) out.settingSources = config.settingSources.length === 0 ? "(none)" : config.settingSources.join(", ");
+  if (config.userMcpServers === true) out.userMcpServers = "loaded";
   const args = compatibleArgs(config.args);
   if (args !== undefined) out.args = args;
   const key = providerKey(config);
@@ -118,6 +126,8 @@ export function configFingerprint(driver: string, executable: string, config: St
     env,
     args: config.args ?? [],
     settingSources: config.settingSources ?? null,
+    // Only when set: fingerprints of configs without it stay as they were.
+    ...(config.userMcpServers === true ? { userMcpServers: true } : {}),
   });
 }
 

@@ -23,6 +23,8 @@ export interface InspectContext {
   signal: AbortSignal;
   /** Secrets the driver already knows (the provider key). */
   knownSecrets: readonly string[];
+  /** Set when the process was started without the MCP servers a run would have: why (the MCP panel is unavailable). */
+  mcpWithheld?: string;
 }
 
 export interface StreamJsonDialect {

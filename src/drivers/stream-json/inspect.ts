@@ -11,15 +11,19 @@ import { AdaptorError, ExecutableNotFoundError } from "../../errors/index.js";
 import type { Launcher } from "./launcher.js";
 import type { StreamJsonProcess } from "./process.js";
 
+/** How a process is observed. */
+export interface ObserveOptions {
+  appendSystemPrompt?: string | undefined;
+  /** A user message will follow on this process (a standby). */
+  hasPrompt?: boolean;
+  /** Why the process was started without the agent's MCP servers, when it has some. */
+  mcpWithheld?: string | undefined;
+}
+
 /** Inspects through an already started process (which the caller keeps or stops). */
-export async function observeProcess(
-  launcher: Launcher,
-  proc: StreamJsonProcess,
-  signal: AbortSignal,
-  appendSystemPrompt: string | undefined,
-  hasPrompt = false,
-): Promise<InspectResponse> {
+export async function observeProcess(launcher: Launcher, proc: StreamJsonProcess, signal: AbortSignal, options: ObserveOptions = {}): Promise<InspectResponse> {
   const { dialect } = launcher;
+  const { appendSystemPrompt, hasPrompt = false } = options;
   const clock = new EvidenceRecorder(dialect.transport, dialect.executableVersion?.(launcher.executable));
   const init = await clock.measure("initialize", () =>
     launcher.initialize(proc, { signal, hasPrompt, ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }) }),
@@ -37,6 +41,7 @@ export async function observeProcess(
       executable: launcher.executable,
       signal,
       knownSecrets: launcher.secrets,
+      ...(options.mcpWithheld !== undefined ? { mcpWithheld: options.mcpWithheld } : {}),
     });
     signal.throwIfAborted();
   }
@@ -45,22 +50,36 @@ export async function observeProcess(
   return response;
 }
 
-/** Starts a process, inspects, and always reaps it: inspection never keeps a process. */
+/**
+ * Starts a process, inspects, and always reaps it: inspection never keeps a process. It loads the
+ * agent's skills (files only, so the skills panel shows what the CLI lists) but none of its MCP
+ * servers: inspection starts no server.
+ */
 export async function inspectTransient(launcher: Launcher, request: InspectRequest, signal: AbortSignal): Promise<InspectResponse> {
   signal.throwIfAborted();
   let proc: StreamJsonProcess;
   try {
-    proc = await launcher.start(request.workspace, { policy: {} });
+    proc = await launcher.start(request.workspace, { policy: {}, skills: request.resources.skills, inspection: true });
   } catch (error) {
     return startFailure(error);
   }
   try {
-    return await observeProcess(launcher, proc, signal, request.resources.instructions);
+    return await observeProcess(launcher, proc, signal, {
+      appendSystemPrompt: request.resources.instructions,
+      mcpWithheld: withheldMcp(launcher, request),
+    });
   } finally {
     // Retired in the background: the answer is complete, and the driver still tracks the
     // process until it is reaped (its close() waits for it).
     void launcher.retire(proc, 1_000);
   }
+}
+
+/** Why an inspection reports no MCP status: it starts none of the servers the agent's runs would have. */
+function withheldMcp(launcher: Launcher, request: InspectRequest): string | undefined {
+  const agentServers = request.resources.mcp.length > 0 || request.resources.tools.length > 0;
+  if (!agentServers && launcher.config.userMcpServers !== true) return undefined;
+  return "inspect() starts no MCP server; prepare() and runs start the agent's servers";
 }
 
 /** Every panel unavailable because the CLI could not be started. */

@@ -12,7 +12,9 @@ import { buildArgs, commandFor, type LaunchSettings } from "./argv.js";
 import { providerKey, type StreamJsonDriverConfig } from "./config.js";
 import type { StreamJsonDialect } from "./dialect.js";
 import { StreamJsonProcess } from "./process.js";
+import { createProcessResources } from "./process-dir.js";
 import type { Json } from "./wire.js";
+import type { McpServerConfig } from "../../driver/vocabulary.js";
 
 export class Launcher {
   readonly dialect: StreamJsonDialect;
@@ -73,20 +75,38 @@ export class Launcher {
     return this.#processes.stats();
   }
 
+  /**
+   * Starts one process with its own directory (MCP config, skills plugin) and host-tools
+   * endpoint; both are released when the process has exited, or at once when it cannot start.
+   */
   async start(cwd: string, launch: LaunchSettings): Promise<StreamJsonProcess> {
     const { command, prefix } = commandFor(this.executable);
-    return this.#processes.open(async (track) => {
-      const proc = await StreamJsonProcess.start({
-        command,
-        args: [...prefix, ...buildArgs(this.dialect, this.config, launch)],
-        cwd,
-        env: this.childEnv(),
-        inheritEnv: this.dialect.inheritEnv,
-        redactor: this.redactor,
-      });
-      track(proc);
-      return proc;
+    for (const value of mcpSecretValues(launch.mcp ?? [])) this.addSecret(value);
+    const resources = await createProcessResources({
+      mcp: launch.mcp ?? [],
+      skills: launch.skills ?? [],
+      ...(launch.hostTools !== undefined ? { hostTools: launch.hostTools } : {}),
+      userMcpServers: this.config.userMcpServers === true && launch.inspection !== true,
     });
+    try {
+      return await this.#processes.open(async (track) => {
+        const proc = await StreamJsonProcess.start({
+          command,
+          args: [...prefix, ...buildArgs(this.dialect, this.config, launch, resources.args)],
+          cwd,
+          env: this.childEnv(),
+          inheritEnv: this.dialect.inheritEnv,
+          redactor: this.redactor,
+          release: resources.dispose,
+          ...(resources.hostTools !== undefined ? { hostTools: resources.hostTools } : {}),
+        });
+        track(proc);
+        return proc;
+      });
+    } catch (error) {
+      await resources.dispose();
+      throw error;
+    }
   }
 
   /** Sends the zero-prompt `initialize` and resolves with its reply. */
@@ -119,4 +139,9 @@ function safeHomedir(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Every env and header value of the agent's MCP servers: any of them may be a credential. */
+function mcpSecretValues(servers: readonly McpServerConfig[]): string[] {
+  return servers.flatMap((server) => Object.values(("env" in server ? server.env : "headers" in server ? server.headers : undefined) ?? {}));
 }

@@ -1,7 +1,8 @@
 /** Inspection panels both dialects read the same way. */
-import type { ConfigurationReport, Evidence, McpReport, NativeCommandInfo, Observation } from "../../inspect/types.js";
+import type { ConfigurationReport, Evidence, McpReport, NativeCommandInfo, Observation, SkillInfo, SkillSnapshot } from "../../inspect/types.js";
 import { AdaptorError } from "../../errors/index.js";
 import type { InspectContext } from "./dialect.js";
+import { SKILLS_PLUGIN_NAME } from "./process-dir.js";
 import { callFailed } from "./inspect.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
 import { isObject, str, type Json } from "./wire.js";
@@ -24,8 +25,29 @@ export function commandsPanel(commands: unknown, evidence: Evidence[]): Observat
   return observed(value, evidence);
 }
 
-/** `mcp_status` → MCP servers; a CLI that does not know the request reports the panel unsupported. */
+/**
+ * The agent's skills as the CLI loaded them: `initialize.commands` lists each skill of the
+ * driver's plugin as `<plugin>:<skill>` (description prefixed `(<plugin>) `). Skills from elsewhere
+ * (bundled, the user's) are listed as plain commands, indistinguishable, so they are not reported.
+ */
+export function agentSkillsPanel(commands: unknown, evidence: Evidence[]): Observation<SkillSnapshot> {
+  if (!Array.isArray(commands)) return unavailable("malformed_response", "initialize reported no command list", evidence);
+  const prefix = `${SKILLS_PLUGIN_NAME}:`;
+  const skills: SkillInfo[] = [];
+  for (const entry of commands) {
+    const name = isObject(entry) ? str(entry.name) : undefined;
+    if (!name?.startsWith(prefix)) continue;
+    const skill: SkillInfo = { name: name.slice(prefix.length), source: "agent" };
+    const description = str((entry as Json).description)?.replace(`(${SKILLS_PLUGIN_NAME}) `, "");
+    if (description) skill.description = description;
+    skills.push(skill);
+  }
+  return observed({ skills }, evidence);
+}
+
+/** `mcp_status` → MCP servers (unavailable when the process was started without them); a CLI that does not know the request reports the panel unsupported. */
 export async function mcpPanel(context: InspectContext): Promise<Observation<McpReport>> {
+  if (context.mcpWithheld !== undefined) return unavailable("not_started", context.mcpWithheld);
   const call = await context.clock.measure("mcp_status", () => context.process.request({ subtype: "mcp_status" }, { signal: context.signal, timeoutMs: 30_000 }));
   context.signal.throwIfAborted();
   if ("error" in call) {
@@ -59,7 +81,7 @@ export function outputStyles(reply: Json): ConfigurationReport {
   return configuration;
 }
 
-export const NO_SKILLS = "initialize does not list skills apart from commands";
+export const NO_SKILLS = "initialize lists no skills (loaded skills show in the Skill tool only)";
 export const NO_QUOTA = "the headless protocol reports no quota without a conversation";
 export const NO_PROFILE = "the headless protocol has no profile";
 

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ProtocolError, ProviderError } from "../../errors/index.js";
+import type { HostToolsEndpoint } from "../../driver/types.js";
 import type { Redactor } from "../../redact/redact.js";
 import { spawnProcess, writeJsonLine, type ProcessExit, type ProcessHandle } from "../../process/index.js";
 import type { JsonLine } from "../../process/framer.js";
@@ -26,6 +27,10 @@ export interface StartOptions {
   env: Record<string, string | undefined>;
   inheritEnv: readonly string[];
   redactor: Redactor;
+  /** What the process owns besides itself (its directory, its host-tools endpoint): released once it has exited. */
+  release?: () => Promise<void>;
+  /** The host-tools endpoint the process registered at start, bound to whichever run it serves. */
+  hostTools?: HostToolsEndpoint;
 }
 
 /** Lines read before a consumer attached; a standby should receive none, so this stays tiny. */
@@ -46,10 +51,13 @@ export class StreamJsonProcess {
   #exit: ProcessExit | undefined;
   #counter = 0;
   readonly #idPrefix = randomBytes(4).toString("hex");
+  /** The host-tools endpoint this process registered, if any (a run that claims the process binds it). */
+  readonly hostTools: HostToolsEndpoint | undefined;
 
-  private constructor(handle: ProcessHandle) {
+  private constructor(handle: ProcessHandle, release: (() => Promise<void>) | undefined, hostTools: HostToolsEndpoint | undefined) {
     this.#handle = handle;
-    this.#ended = this.#read();
+    this.hostTools = hostTools;
+    this.#ended = this.#read(release);
     // A reader failure never becomes an unhandled rejection; it surfaces as `ended`.
     this.#ended.catch(() => undefined);
   }
@@ -64,7 +72,7 @@ export class StreamJsonProcess {
       inheritEnv: options.inheritEnv,
       redactor: options.redactor,
     });
-    return new StreamJsonProcess(handle);
+    return new StreamJsonProcess(handle, options.release, options.hostTools);
   }
 
   get pid(): number {
@@ -168,7 +176,7 @@ export class StreamJsonProcess {
     return this.stop();
   }
 
-  async #read(): Promise<ProcessExit> {
+  async #read(release: (() => Promise<void>) | undefined): Promise<ProcessExit> {
     try {
       // A chunk's lines at a time: a consumer that takes a line synchronously costs no promise.
       for await (const batch of readJsonLineBatches(this.#handle.stdout)) {
@@ -181,6 +189,8 @@ export class StreamJsonProcess {
       // The stream failed (destroyed on stop); the exit below says the rest.
     }
     const exit = await this.#handle.exited;
+    // Before `ended` resolves: whoever awaited the process's end finds its directory gone.
+    await release?.().catch(() => undefined);
     this.#exit = exit;
     for (const [, pending] of this.#pending) pending.reject(this.#exitError(pending.subtype));
     this.#pending.clear();

@@ -28,7 +28,7 @@ const INTERRUPT_ANSWER_MS = 2_000;
 
 export async function runTurn(launcher: Launcher, owner: object, request: RunRequest, sink: EventSink, signal: AbortSignal): Promise<RunResponse> {
   signal.throwIfAborted();
-  const line = await promptLine(launcher.dialect, request, sink);
+  const line = await promptLine(launcher.dialect, request);
   const { proc, claimed } = await acquireProcess(launcher, owner, request);
   const turn = new ProcessTurn(launcher, proc, request, sink);
   let outcome: RunResponse | undefined;

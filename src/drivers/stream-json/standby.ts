@@ -4,9 +4,15 @@
  * prompt; the process then serves that run only and is retired with it.
  */
 import { ClaimableStandby } from "../../driver/kit/standby.js";
+import type { HostToolsEndpoint } from "../../driver/types.js";
 import type { StreamJsonProcess } from "./process.js";
 
-export class StreamJsonStandby extends ClaimableStandby<StreamJsonProcess> {}
+export class StreamJsonStandby extends ClaimableStandby<StreamJsonProcess> {
+  /** The host-tools endpoint the process registered at start, if any. */
+  get hostTools(): HostToolsEndpoint | undefined {
+    return this.connection.hostTools;
+  }
+}
 
 /**
  * A thread's warm writer (`RunResponse.writer`): a CLI process whose completed turn left it in
@@ -15,5 +21,10 @@ export class StreamJsonStandby extends ClaimableStandby<StreamJsonProcess> {}
 export class StreamJsonWriter extends ClaimableStandby<StreamJsonProcess> {
   constructor(process: StreamJsonProcess, owner: object, readonly session: string) {
     super(process, owner);
+  }
+
+  /** The host-tools endpoint the process registered at start, if any. */
+  get hostTools(): HostToolsEndpoint | undefined {
+    return this.connection.hostTools;
   }
 }

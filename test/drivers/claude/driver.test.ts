@@ -60,7 +60,9 @@ describe("claude inspect()", () => {
     expect(inspection.configuration.value).toMatchObject({ model: "fake-opus", effort: "medium", outputStyle: "default", permissionMode: "default" });
     expect(inspection.configuration.evidence.map((e) => e.method)).toEqual(["initialize", "get_settings"]);
     expect(inspection.environment.value).toMatchObject({ executablePath: fake.executable, version: "9.9.9-fake" });
-    for (const panel of ["skills", "quota", "profile"] as const) expect(inspection[panel].status).toBe("unsupported");
+    // The agent's skills are those the CLI lists under the driver's plugin: none here.
+    expect(inspection.skills).toMatchObject({ status: "observed", value: { skills: [] } });
+    for (const panel of ["quota", "profile"] as const) expect(inspection[panel].status).toBe("unsupported");
 
     // One transient process, no user message, nothing kept, no conversation on disk.
     const log = await fake.log();

@@ -9,8 +9,8 @@
 // answers normally but then ignores SIGTERM and, once its input ends, exits only when the file
 // FAKE_CLI_RELEASE_FILE exists.
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 
 /* global DIALECT */
@@ -19,6 +19,8 @@ const claude = dialect === "claude";
 const scenario = process.env.FAKE_CLI_SCENARIO ?? "normal";
 const argv = process.argv.slice(2);
 const arg = (name) => {
+  const joined = argv.find((a) => a.startsWith(`${name}=`));
+  if (joined !== undefined) return joined.slice(name.length + 1);
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 };
@@ -45,12 +47,41 @@ if (scenario === "exit-before-init") {
   process.exit(3);
 }
 
+// --mcp-config names a file (or, as the CLIs also accept, holds JSON). Logged: the path, its mode and
+// the servers by name with their env/header names (never values).
+const mcpArg = arg("--mcp-config");
+const mcpConfig = mcpArg === undefined ? {} : JSON.parse(mcpArg.startsWith("{") ? mcpArg : readFileSync(mcpArg, "utf8"));
+if (mcpArg !== undefined) {
+  log({
+    event: "mcp-config",
+    path: mcpArg.startsWith("{") ? null : mcpArg,
+    mode: mcpArg.startsWith("{") ? null : (statSync(mcpArg).mode & 0o777).toString(8),
+    dirMode: mcpArg.startsWith("{") ? null : (statSync(dirname(mcpArg)).mode & 0o777).toString(8),
+    strict: argv.includes("--strict-mcp-config"),
+    servers: Object.fromEntries(
+      Object.entries(mcpConfig.mcpServers ?? {}).map(([name, s]) => [name, { type: s.type, env: Object.keys(s.env ?? {}), headers: Object.keys(s.headers ?? {}), url: s.url ?? null }]),
+    ),
+  });
+}
+// --plugin-dir: the plugin's files (relative paths) as the CLI would load them.
+const pluginDir = arg("--plugin-dir");
+if (pluginDir !== undefined) {
+  const files = [];
+  const walk = (dir, rel) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name), `${rel}${entry.name}/`);
+      else files.push(`${rel}${entry.name}`);
+    }
+  };
+  walk(pluginDir, "");
+  log({ event: "plugin-dir", path: pluginDir, files: files.sort(), skill: existsSync(join(pluginDir, "skills")) ? readdirSync(join(pluginDir, "skills")) : [] });
+}
 // Like the real CLIs, the stdio MCP servers of --mcp-config are started when the process starts,
 // and a turn waits until they are up (here: until each one-shot server has exited).
 const mcpStarted = Promise.all(
-  Object.values(JSON.parse(arg("--mcp-config") ?? "{}").mcpServers ?? {})
+  Object.values(mcpConfig.mcpServers ?? {})
     .filter((server) => server.type === "stdio" && server.command)
-    .map((server) => new Promise((resolve) => spawn(server.command, server.args ?? [], { stdio: "ignore" }).on("exit", resolve).on("error", resolve))),
+    .map((server) => new Promise((resolve) => spawn(server.command, server.args ?? [], { stdio: "ignore", env: { ...process.env, ...server.env } }).on("exit", resolve).on("error", resolve))),
 );
 
 const out = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
