@@ -75,7 +75,19 @@ export interface AcpLoadQuirks {
    * for a short quiet window (at most 3 s) before it sends the prompt.
    */
   replayTrailsLoad?: boolean;
+  /**
+   * How the agent takes the agent's instructions (absent: it has no way, and they are refused):
+   * `session_meta_system_prompt` — `_meta.systemPrompt.append` on every session request
+   * (claude-agent-acp); `codex_developer_instructions` — codex's `developer_instructions` config
+   * override at launch (codex-acp).
+   */
+  instructions?: AcpInstructionsRoute;
+  /** False when the agent rejects stdio MCP servers on a session request (Copilot CLI takes HTTP/SSE only). Default true. */
+  stdioMcp?: boolean;
 }
+
+/** How a known agent takes instructions (see {@link AcpLoadQuirks.instructions}). */
+export type AcpInstructionsRoute = "session_meta_system_prompt" | "codex_developer_instructions";
 
 /** Client capabilities the driver advertises in `initialize`. */
 export interface AcpClientCapabilities {
@@ -151,6 +163,8 @@ const acpConfigSchema = z.strictObject({
       inspectArgs: z.array(z.string()).optional(),
       loadAfterCreationMinute: z.boolean().optional(),
       replayTrailsLoad: z.boolean().optional(),
+      instructions: z.enum(["session_meta_system_prompt", "codex_developer_instructions"]).optional(),
+      stdioMcp: z.boolean().optional(),
     } satisfies Record<keyof (AcpPresetTraits & AcpLoadQuirks), z.ZodType>)
     .optional(),
 } satisfies Record<keyof AcpConfig, z.ZodType>);

@@ -22,6 +22,7 @@ import { OUTPUT_CLOSED_EXIT_MS, readJsonLines, STOP_ESCALATION, writeJsonLine, t
 import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
 import { evidenceClock } from "../../driver/kit/evidence.js";
 import type { ResolvedAcpConfig } from "./config.js";
+import type { HostToolsEndpoint } from "../../driver/types.js";
 import { errorText, isObject, stderrExcerpt, type Json } from "../../driver/json.js";
 
 /**
@@ -92,6 +93,8 @@ export class AcpConnection extends ProcessConnection {
   #initMs = 0;
   /** Sessions whose prompt was cancelled in this process. */
   readonly cancelledSessions = new Set<string>();
+  /** This process's way into the agent's host-tools server, once opened; closed when the process retires. */
+  #hostTools: HostToolsEndpoint | undefined;
 
   private constructor(proc: ProcessHandle, config: ResolvedAcpConfig, redactor: Redactor) {
     super(proc);
@@ -223,6 +226,18 @@ export class AcpConnection extends ProcessConnection {
 
   get initDurationMs(): number {
     return this.#initMs;
+  }
+
+  /** The host-tools endpoint this process's sessions were (or will be) offered, if one was opened. */
+  get hostTools(): HostToolsEndpoint | undefined {
+    return this.#hostTools;
+  }
+
+  /** Keeps `endpoint` with this process, to be closed when it retires (at once if it already is retiring). */
+  adoptHostTools(endpoint: HostToolsEndpoint): void {
+    if (this.#hostTools !== undefined && this.#hostTools !== endpoint) void this.#hostTools.close().catch(() => undefined);
+    this.#hostTools = endpoint;
+    if (!this.alive) void this.exited.then(() => endpoint.close()).catch(() => undefined);
   }
 
   /** Binds a run's handlers; returns the unbind function. Pending notices are flushed to it. */
@@ -417,6 +432,8 @@ export class AcpConnection extends ProcessConnection {
       await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, eofWait).unref())]);
     }
     await this.process.stop({ graceMs: this.#escalated ? STOP_ESCALATION.termGraceMs : 1500 });
+    // Revoked only once the agent (and its MCP clients) are gone.
+    await this.#hostTools?.close().catch(() => undefined);
   }
 }
 

@@ -29,6 +29,7 @@ import { AcpConnection } from "./connection.js";
 import { inspectConnection, TRANSPORT } from "./inspect.js";
 import { agentCaps } from "./capabilities.js";
 import { runAcpTurn } from "./run.js";
+import { acpResourceSupport, instructionArgs } from "./resources.js";
 
 /** Media types sent as ACP `image` blocks (when the agent advertises `promptCapabilities.image`). */
 export const ACP_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -102,7 +103,7 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
         userQuestions: false,
         structuredOutput: false,
       },
-      resources: { instructions: false, hostTools: false, skills: false, mcp: { stdio: true, http: "advertised" } },
+      resources: acpResourceSupport(config.preset),
       configSchema: ACP_CONFIG_SCHEMA,
     };
   }
@@ -131,16 +132,34 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
     return [...configSecrets(this.#config), ...secretEnvValues(this.#config.env)];
   }
 
-  #open(cwd: string, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
-    const inspectArgs = this.#config.preset.inspectArgs;
-    const config = authenticate || inspectArgs === undefined ? this.#config : { ...this.#config, args: [...(this.#config.args ?? []), ...inspectArgs] };
-    return this.owned.open((onSpawn) => AcpConnection.open({ config, cwd, redactor: this.#redactor, signal, authenticate, onSpawn }));
+  /**
+   * Starts and initializes an agent. A process that may serve a run (`authenticate`) gets the
+   * launch arguments carrying the agent's instructions; an inspection gets the preset's
+   * inspection arguments instead.
+   */
+  #open(request: InspectRequest, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
+    const extra = authenticate ? instructionArgs(request.resources, this.#config.preset) : [...(this.#config.preset.inspectArgs ?? [])];
+    const config = extra.length === 0 ? this.#config : { ...this.#config, args: [...this.#config.args, ...extra] };
+    return this.owned.open((onSpawn) => AcpConnection.open({ config, cwd: request.workspace, redactor: this.#redactor, signal, authenticate, onSpawn }));
+  }
+
+  /** A standby's process, with the host-tools endpoint its sessions will be offered when the agent has host tools. */
+  async #openStandby(request: PrepareRequest, signal: AbortSignal): Promise<AcpConnection> {
+    const connection = await this.#open(request, signal, true);
+    if (request.hostTools === undefined) return connection;
+    try {
+      connection.adoptHostTools(await request.hostTools.open());
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    return connection;
   }
 
   /** Inspection without `authenticate`; `prepare()` authenticates the process it keeps. */
-  protected inspection(request: InspectRequest, signal: AbortSignal, keep: boolean): ConnectionInspection<AcpConnection> {
+  protected inspection(request: InspectRequest | PrepareRequest, signal: AbortSignal, keep: boolean): ConnectionInspection<AcpConnection> {
     return {
-      open: () => this.#open(request.workspace, signal, keep),
+      open: () => (keep && "policy" in request ? this.#openStandby(request, signal) : this.#open(request, signal, keep)),
       inspect: (connection) => inspectConnection(connection, this.#config.command, signal),
       secrets: configSecrets(this.#config),
       redactor: this.#redactor,
@@ -171,9 +190,13 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
       watchdogs: this.#config.watchdogs,
       sessionsCreated: this.#sessionsCreated,
       acquire: async (req, runSignal) => {
-        const standby = req.standby instanceof Standby || req.standby instanceof Writer ? req.standby.claim(this) : undefined;
-        if (standby && req.standby instanceof Writer) loaded = req.standby.session;
-        return standby ?? this.#open(req.workspace, runSignal, true);
+        let standby = req.standby instanceof Standby || req.standby instanceof Writer ? req.standby.claim(this) : undefined;
+        // A warm session offered no host-tools server: a run that has host tools resumes it in a fresh process.
+        if (standby !== undefined && req.standby instanceof Writer && req.hostTools !== undefined && standby.hostTools === undefined) {
+          void standby.close().catch(() => undefined);
+          standby = undefined;
+        } else if (standby && req.standby instanceof Writer) loaded = req.standby.session;
+        return standby ?? this.#open(req, runSignal, true);
       },
       loadedSession: () => loaded,
       keep: (connection, sessionId) => new Writer(connection, this, sessionId),

@@ -10,7 +10,7 @@ import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
 import { arr } from "../../driver/json.js";
 import { isObject, num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
-import { agentToolName, commandOf, commandOutputOf, exitCodeOf, filesOf, outputDelta, textOf, toolKind } from "./tools.js";
+import { agentToolName, mcpToolOf, commandOf, commandOutputOf, exitCodeOf, filesOf, outputDelta, textOf, toolKind } from "./tools.js";
 
 export { toolKind } from "./tools.js";
 
@@ -126,6 +126,8 @@ export class UpdateMapper {
   replayed = 0;
   /** Updates of this run's turn. */
   updates = 0;
+  /** The MCP servers the run's session was offered: calls to their tools are `kind: "mcp"`. */
+  mcpServers: readonly string[] = [];
   /** The turn is over for the run: later updates are not mapped. */
   #finished = false;
   readonly #prefix: string;
@@ -275,6 +277,8 @@ export class UpdateMapper {
     const started: DriverEvent = { type: "tool.started", callId: id, kind: toolKind(update.kind), title, provenance };
     const name = agentToolName(update.name, update._meta);
     if (name !== undefined) started.name = name;
+    const mcp = mcpToolOf({ ...(name !== undefined ? { name } : {}), title, callId: id, input: update.rawInput }, this.mcpServers);
+    if (mcp !== undefined) Object.assign(started, { kind: "mcp", mcp });
     if (started.kind === "command") Object.assign(started, commandOf(update.rawInput));
     if (files !== undefined) started.files = files;
     if (update.rawInput !== undefined) started.rawInput = update.rawInput;

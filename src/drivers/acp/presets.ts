@@ -175,6 +175,8 @@ export function copilot(options: AcpPresetOptions = {}): AcpDriver {
     login: "run `copilot` and sign in with /login, or set GH_TOKEN or GITHUB_TOKEN",
     usage: ["prompt_response", "usage_update"],
     fork: false,
+    // "Rejecting non-http/sse MCP server … from client" (its log): HTTP MCP only, host tools included.
+    stdioMcp: false,
   });
 }
 
@@ -231,6 +233,7 @@ export function codexAcp(options: AcpPresetOptions = {}): AcpDriver {
     usage: ["usage_update", "prompt_response"],
     fork: false,
     diagnosticText: [/^Model metadata for `[^`]*` not found/],
+    instructions: "codex_developer_instructions",
   });
 }
 
@@ -258,6 +261,7 @@ export function claudeAcp(options: AcpPresetOptions = {}): AcpDriver {
     usage: ["prompt_response", "usage_update"],
     fork: true,
     phantomTurnAfterCancel: true,
+    instructions: "session_meta_system_prompt",
   });
 }
 

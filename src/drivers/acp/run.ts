@@ -12,7 +12,7 @@
  * background, the driver owning the process until it exits (`close()` still reaps it).
  */
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
-import type { EventSink, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
+import type { EventSink, HostToolsEndpoint, RunRequest, RunResponse, StandbyHandle } from "../../driver/types.js";
 import type { DriverEvent } from "../../events/types.js";
 import { agentCaps } from "./capabilities.js";
 import type { AcpLoadQuirks, AcpPresetTraits, ResolvedWatchdogs } from "./config.js";
@@ -22,7 +22,8 @@ import { UpdateMapper } from "./events.js";
 import { readTextFile, writeTextFile } from "./fs-bridge.js";
 import { PermissionDesk } from "./permissions.js";
 import { promptBlocks } from "./prompt-blocks.js";
-import { bindSession, mcpServers, undeliveredResources, type BoundSession } from "./session.js";
+import { sessionMeta } from "./resources.js";
+import { bindSession, mcpServers, type BoundSession } from "./session.js";
 import { runPromptTurn } from "./turn.js";
 import { TurnWatchdogs } from "./watchdogs.js";
 
@@ -85,11 +86,18 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     const caps = agentCaps(connection.init);
     // Inputs are checked against what the agent advertised before anything is created.
     const blocks = await promptBlocks(request, caps, driverId);
-    const mcp = mcpServers(request, caps);
+    // An HTTP MCP server the agent cannot take is refused before the host-tools endpoint opens.
+    const transports = { http: caps.mcpHttp, stdio: traits.stdioMcp !== false };
+    mcpServers(request, transports, driverId);
     const loaded = context.loadedSession?.();
     const warm = loaded !== undefined && request.thread?.providerSessionId === loaded && request.thread.fork !== true;
-    const session = warm ? await continueSession(loaded, emit) : await bindSession({ request, caps, traits, driverId, mcp, sessionsCreated: context.sessionsCreated, mapper, config, emit, drained, send, signal });
-    for (const notice of undeliveredResources(request, mcp.length)) await emit(notice);
+    const hostTools = await hostToolsEndpoint(request, connection);
+    const mcp = mcpServers(request, transports, driverId, hostTools);
+    mapper.mcpServers = mcp.map((server) => server.name);
+    const meta = sessionMeta(request.resources, traits);
+    const session = warm
+      ? await continueSession(loaded, emit)
+      : await bindSession({ request, caps, traits, driverId, mcp, ...(meta !== undefined ? { meta } : {}), sessionsCreated: context.sessionsCreated, mapper, config, emit, drained, send, signal });
     // A warm session keeps the model and effort its previous turn applied (core matched the settings).
     if (!warm) await config.apply(request, (configId, value) => send("session/set_config_option", { sessionId: session.sessionId, configId, value }), drained);
     const onTurnOver = () => (turnOver = true);
@@ -117,6 +125,23 @@ function retire(connection: AcpConnection, turnOver: boolean): Promise<void> {
   if (!turnOver) return closing;
   void closing.catch(() => undefined);
   return Promise.resolve();
+}
+
+/**
+ * The process's host-tools endpoint, bound to this run: the one a standby or warm writer kept
+ * (bound now), else one opened for this run and kept with the process until it retires.
+ */
+async function hostToolsEndpoint(request: Pick<RunRequest, "hostTools">, connection: AcpConnection): Promise<HostToolsEndpoint | undefined> {
+  const link = request.hostTools;
+  if (link === undefined) return undefined;
+  const kept = connection.hostTools;
+  if (kept !== undefined) {
+    link.bind(kept);
+    return kept;
+  }
+  const opened = await link.open();
+  connection.adoptHostTools(opened);
+  return opened;
 }
 
 /** A warm writer's session is open on its process already: the turn goes straight to `session/prompt`. */

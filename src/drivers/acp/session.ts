@@ -5,9 +5,8 @@
  */
 import type { McpServer } from "@agentclientprotocol/sdk/unstable";
 import { abortableDelay } from "../../driver/kit/delay.js";
-import type { RunRequest } from "../../driver/types.js";
+import type { HostToolsEndpoint, RunRequest } from "../../driver/types.js";
 import { FeatureUnsupportedError, ProviderError } from "../../errors/index.js";
-import type { DriverEvent } from "../../events/types.js";
 import { str } from "../../driver/json.js";
 import type { AgentCaps } from "./capabilities.js";
 import type { AcpLoadQuirks, AcpPresetTraits } from "./config.js";
@@ -34,38 +33,54 @@ export function loadDelayMs(createdAt: number | undefined, now: number): number 
   return now >= nextMinute ? 0 : nextMinute - now + 250;
 }
 
-/** Host MCP servers in ACP's `McpServer` shape; HTTP ones only when the agent advertises `mcpCapabilities.http`. */
-export function mcpServers(request: Pick<RunRequest, "resources">, caps: Pick<AgentCaps, "mcpHttp">): McpServer[] {
+/** Which MCP transports the agent takes on a session request. */
+export interface McpTransports {
+  /** `mcpCapabilities.http` as the agent advertised it. */
+  http: boolean;
+  /** Stdio servers (every ACP agent must take them; Copilot CLI rejects them). */
+  stdio: boolean;
+}
+
+/**
+ * The agent's MCP servers in ACP's `McpServer` shape, then the host-tools endpoint when the run has
+ * one: over HTTP when the agent advertises `mcpCapabilities.http`, else through its stdio bridge.
+ * A server the agent cannot take is refused before any session exists (nothing is delivered).
+ * Secrets travel in `env` and `headers` (JSON-RPC on the agent's stdin), never in arguments.
+ */
+export function mcpServers(
+  request: Pick<RunRequest, "resources">,
+  accepts: McpTransports,
+  driverId: string,
+  hostTools?: Pick<HostToolsEndpoint, "http" | "stdio">,
+): McpServer[] {
   const out: McpServer[] = [];
   for (const server of request.resources.mcp) {
     if ("command" in server) {
-      out.push({
-        name: server.name,
-        command: server.command,
-        args: server.args ?? [],
-        env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
-      });
-    } else if (caps.mcpHttp) {
-      out.push({ type: "http", name: server.name, url: server.url, headers: Object.entries(server.headers ?? {}).map(([name, value]) => ({ name, value })) });
+      if (!accepts.stdio) throw new FeatureUnsupportedError(`the stdio MCP server "${server.name}" (the agent takes HTTP MCP servers only)`, driverId);
+      out.push(stdioServer(server.name, server.command, server.args ?? [], server.env ?? {}));
+    } else if (accepts.http) {
+      out.push(httpServer(server.name, server.url, server.headers ?? {}));
+    } else {
+      throw new FeatureUnsupportedError(`the HTTP MCP server "${server.name}" (the agent does not advertise mcpCapabilities.http)`, driverId);
     }
+  }
+  if (hostTools !== undefined) {
+    const { http, stdio } = hostTools;
+    if (accepts.http) out.push(httpServer(http.name, http.url, http.headers));
+    else if (accepts.stdio) out.push(stdioServer(stdio.name, stdio.command, stdio.args, stdio.env));
+    else throw new FeatureUnsupportedError("host tools (the agent takes neither HTTP nor stdio MCP servers)", driverId);
   }
   return out;
 }
 
-/** Warnings for the resources the driver could not offer the agent. */
-export function undeliveredResources(request: Pick<RunRequest, "resources">, offeredMcp: number): DriverEvent[] {
-  const notices: DriverEvent[] = [];
-  const undelivered = [request.resources.tools.length > 0 ? "host tools" : undefined, request.resources.skills.length > 0 ? "skills" : undefined].filter(
-    (x): x is string => x !== undefined,
-  );
-  if (undelivered.length > 0) {
-    notices.push({ type: "notice", level: "warning", code: "resources_unsupported", message: `the acp driver does not deliver the agent's ${undelivered.join(" and ")}; they were not offered to the model` });
-  }
-  const droppedMcp = request.resources.mcp.length - offeredMcp;
-  if (droppedMcp > 0) {
-    notices.push({ type: "notice", level: "warning", code: "resources_unsupported", message: `${droppedMcp} HTTP MCP server(s) were not offered: the agent does not advertise mcpCapabilities.http` });
-  }
-  return notices;
+const pairs = (record: Record<string, string>): { name: string; value: string }[] => Object.entries(record).map(([name, value]) => ({ name, value }));
+
+function stdioServer(name: string, command: string, args: string[], env: Record<string, string>): McpServer {
+  return { name, command, args: [...args], env: pairs(env) };
+}
+
+function httpServer(name: string, url: string, headers: Record<string, string>): McpServer {
+  return { type: "http", name, url, headers: pairs(headers) };
 }
 
 /** What binding needs from the run. */
@@ -75,6 +90,8 @@ export interface BindContext {
   traits: AcpPresetTraits & AcpLoadQuirks;
   driverId: string;
   mcp: McpServer[];
+  /** `_meta` sent with the session request (the preset's instructions route), if any. */
+  meta?: Record<string, unknown>;
   /** When this driver saw each session it created or forked bound (epoch ms). */
   sessionsCreated: Map<string, number> | undefined;
   mapper: Pick<UpdateMapper, "replaying" | "replayed">;
@@ -96,19 +113,19 @@ export interface BoundSession {
 
 /** Binds the session, records its creation time, and announces `thread.bound` (and a replay, if any). */
 export async function bindSession(context: BindContext): Promise<BoundSession> {
-  const { request, caps, traits, driverId, mcp, mapper } = context;
-  const cwd = request.workspace;
+  const { request, caps, traits, driverId, mapper } = context;
+  const common = sessionParams(context);
   const thread = request.thread;
   let method: BindMethod;
   let answer: unknown;
   if (thread?.providerSessionId !== undefined && thread.fork === true) {
     if (!caps.fork || traits.fork === false) throw new FeatureUnsupportedError("fork (session/fork is not advertised by the agent)", driverId);
     method = "session/fork";
-    answer = await context.send(method, { sessionId: thread.providerSessionId, cwd, mcpServers: mcp });
+    answer = await context.send(method, { sessionId: thread.providerSessionId, ...common });
   } else if (thread?.providerSessionId !== undefined) {
     if (caps.resume) {
       method = "session/resume";
-      answer = await context.send(method, { sessionId: thread.providerSessionId, cwd, mcpServers: mcp });
+      answer = await context.send(method, { sessionId: thread.providerSessionId, ...common });
     } else if (caps.loadSession) {
       method = "session/load";
       answer = await loadSession(context, thread.providerSessionId);
@@ -117,7 +134,7 @@ export async function bindSession(context: BindContext): Promise<BoundSession> {
     }
   } else {
     method = "session/new";
-    answer = await context.send(method, { cwd, mcpServers: mcp });
+    answer = await context.send(method, common);
   }
   const bound: SessionAnswer = readFrame<SessionAnswerFrame>(answer) ?? {};
   const created = method === "session/new" || method === "session/fork";
@@ -132,6 +149,11 @@ export async function bindSession(context: BindContext): Promise<BoundSession> {
     await context.emit({ type: "notice", level: "info", code: "history_replayed", message: `session/load replayed ${mapper.replayed} history updates; they are not events of this run` });
   }
   return { sessionId, method };
+}
+
+/** What every session request carries: the workspace, the MCP servers and the preset's `_meta`. */
+function sessionParams(context: Pick<BindContext, "request" | "mcp" | "meta">): { cwd: string; mcpServers: McpServer[]; _meta?: Record<string, unknown> } {
+  return { cwd: context.request.workspace, mcpServers: context.mcp, ...(context.meta !== undefined ? { _meta: context.meta } : {}) };
 }
 
 /** `session/load`, after the creation-minute delay where the agent needs it, counting the replay instead of mapping it. */
@@ -150,7 +172,7 @@ async function loadSession(context: BindContext, sessionId: string): Promise<unk
   mapper.replaying = true;
   let answer: unknown;
   try {
-    answer = await context.send("session/load", { sessionId, cwd: context.request.workspace, mcpServers: context.mcp });
+    answer = await context.send("session/load", { sessionId, ...sessionParams(context) });
     if (traits.replayTrailsLoad === true) await replaySettled(() => mapper.replayed, signal);
   } finally {
     mapper.replaying = false;

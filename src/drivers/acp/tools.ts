@@ -7,7 +7,7 @@
  * unified diff computed by the kit.
  */
 import type { Diff, ToolCallUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { FileChange, ToolKind } from "../../events/types.js";
+import type { FileChange, McpToolRef, ToolKind } from "../../events/types.js";
 import { fileChange } from "../../driver/kit/diff.js";
 import { isObject, num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
 
@@ -130,4 +130,28 @@ export function textOf(update: AcpToolContent): string | undefined {
  */
 export function outputDelta(sent: string, now: string): string {
   return now.startsWith(sent) ? now.slice(sent.length) : now;
+}
+
+/**
+ * The MCP server and tool a call goes to, when it goes to one of the servers the run offered.
+ * Agents mark it differently: `rawInput` `{server, tool, arguments}` (codex-acp), the tool name `mcp__<server>__<tool>` (claude-agent-acp's
+ * `_meta.claudeCode.toolName`), or Gemini CLI's title `<tool> (<server> MCP Server)` with its
+ * call id `mcp_<server>_<tool>__…`. Only a server the run offered is believed.
+ */
+export function mcpToolOf(call: { name?: string; title?: string; callId?: string; input?: unknown }, servers: readonly string[]): McpToolRef | undefined {
+  if (servers.length === 0) return undefined;
+  const input = isObject(call.input) ? call.input : undefined;
+  const inputServer = str(input?.server);
+  const inputTool = str(input?.tool);
+  if (inputServer !== undefined && inputTool !== undefined && inputTool !== "" && servers.includes(inputServer)) return { server: inputServer, tool: inputTool };
+  for (const server of servers) {
+    const prefix = `mcp__${server}__`;
+    if (call.name?.startsWith(prefix) === true && call.name.length > prefix.length) return { server, tool: call.name.slice(prefix.length) };
+  }
+  const titled = /^(.+) \((.+) MCP Server\)$/.exec(call.title ?? "");
+  if (titled !== null) {
+    const [, tool, server] = titled as unknown as [string, string, string];
+    if (servers.includes(server) && (call.callId === undefined || call.callId.startsWith(`mcp_${server}_${tool}`))) return { server, tool };
+  }
+  return undefined;
 }

@@ -17,9 +17,12 @@ import { readTextFile, writeTextFile } from "../../../src/drivers/acp/fs-bridge.
 import { authStatusReport, type AuthStatusFrame } from "../../../src/drivers/acp/inspect.js";
 import { approvalKind, approvalOptions, chooseOption } from "../../../src/drivers/acp/permissions.js";
 import { promptBlocks } from "../../../src/drivers/acp/prompt-blocks.js";
-import { loadDelayMs, mcpServers, undeliveredResources } from "../../../src/drivers/acp/session.js";
+import { mcpToolOf } from "../../../src/drivers/acp/tools.js";
+import { acpResourceSupport, instructionArgs, sessionMeta } from "../../../src/drivers/acp/resources.js";
+import { loadDelayMs, mcpServers } from "../../../src/drivers/acp/session.js";
 import { readFrame, type AnyVariant } from "../../../src/driver/lens.js";
 import { InputError } from "../../../src/input/errors.js";
+import { FeatureUnsupportedError } from "../../../src/errors/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "acp-pieces-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -81,15 +84,49 @@ describe("session parameters", () => {
   };
 
   it("offers stdio MCP servers always and HTTP ones only when advertised", () => {
-    expect(mcpServers({ resources }, { mcpHttp: false })).toEqual([{ name: "local", command: "srv", args: [], env: [{ name: "A", value: "1" }] }]);
-    expect(mcpServers({ resources }, { mcpHttp: true })[1]).toEqual({ type: "http", name: "remote", url: "https://mcp.invalid", headers: [{ name: "H", value: "v" }] });
+    const stdioOnly = { resources: { ...resources, mcp: resources.mcp.slice(0, 1) } };
+    expect(mcpServers(stdioOnly, { http: false, stdio: true }, "gemini")).toEqual([{ name: "local", command: "srv", args: [], env: [{ name: "A", value: "1" }] }]);
+    expect(mcpServers({ resources }, { http: true, stdio: true }, "gemini")[1]).toEqual({ type: "http", name: "remote", url: "https://mcp.invalid", headers: [{ name: "H", value: "v" }] });
   });
 
-  it("warns about what was not offered, and about nothing when everything was", () => {
-    expect(undeliveredResources({ resources }, 1).map((n) => n.type === "notice" && n.message)).toEqual([
-      "1 HTTP MCP server(s) were not offered: the agent does not advertise mcpCapabilities.http",
+  it("refuses an HTTP MCP server the agent does not advertise, naming the server and the driver (never its headers)", () => {
+    let error: unknown;
+    try {
+      mcpServers({ resources }, { http: false, stdio: true }, "copilot");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(FeatureUnsupportedError);
+    expect((error as Error).message).toContain('"remote"');
+    expect((error as Error).message).toContain("copilot");
+    expect((error as Error).message).not.toContain("https://mcp.invalid");
+  });
+
+  it("refuses a stdio MCP server to an agent that takes HTTP ones only (Copilot CLI)", () => {
+    const stdioOnly = { resources: { ...resources, mcp: resources.mcp.slice(0, 1) } };
+    expect(() => mcpServers(stdioOnly, { http: true, stdio: false }, "copilot")).toThrow(/stdio MCP server "local"/);
+  });
+
+  it("recognizes a call to an offered MCP server's tool the way each agent marks it, and only for offered servers", () => {
+    expect(mcpToolOf({ title: "Tool: echo/say", input: { server: "echo", tool: "say", arguments: {} } }, ["echo"])).toEqual({ server: "echo", tool: "say" });
+    expect(mcpToolOf({ name: "mcp__echo__say", title: "mcp__echo__say" }, ["echo"])).toEqual({ server: "echo", tool: "say" });
+    expect(mcpToolOf({ title: "say (echo MCP Server)", callId: "mcp_echo_say__call_1" }, ["echo"])).toEqual({ server: "echo", tool: "say" });
+    expect(mcpToolOf({ title: "say (echo MCP Server)", callId: "mcp_echo_say__call_1" }, ["other"])).toBeUndefined();
+    expect(mcpToolOf({ name: "mcp__echo__say" }, [])).toBeUndefined();
+    expect(mcpToolOf({ name: "Bash", input: { command: "ls" } }, ["echo"])).toBeUndefined();
+  });
+
+  it("adds the host-tools endpoint last: over HTTP when advertised, else through its stdio bridge", () => {
+    const endpoint = {
+      http: { name: "host", url: "http://127.0.0.1:1/mcp/x", headers: { Authorization: "Bearer t0k" } },
+      stdio: { name: "host", command: "/usr/bin/node", args: ["/bridge.js"], env: { HOST_URL: "http://127.0.0.1:1/mcp/x", HOST_TOKEN: "t0k" } },
+    };
+    expect(mcpServers({ resources: NO_RESOURCES }, { http: true, stdio: true }, "acp", endpoint)).toEqual([
+      { type: "http", name: "host", url: "http://127.0.0.1:1/mcp/x", headers: [{ name: "Authorization", value: "Bearer t0k" }] },
     ]);
-    expect(undeliveredResources({ resources: NO_RESOURCES }, 0)).toEqual([]);
+    expect(mcpServers({ resources: NO_RESOURCES }, { http: false, stdio: true }, "acp", endpoint)).toEqual([
+      { name: "host", command: "/usr/bin/node", args: ["/bridge.js"], env: [{ name: "HOST_URL", value: "http://127.0.0.1:1/mcp/x" }, { name: "HOST_TOKEN", value: "t0k" }] },
+    ]);
   });
 
   it("waits past the creation minute only when the session was created in the current minute (agents that name history files by that minute)", () => {
@@ -224,5 +261,22 @@ describe("auth/status answers", () => {
     const accounts = [{ label: "work", email: "a@example.com" }, { label: "home", email: "b@example.com", active: true }];
     expect(report({ state: "authenticated", accounts })).toEqual({ signedIn: true, account: "b@example.com" });
     expect(report({ state: "authenticated", accounts: [{ label: "only", active: true }] })).toEqual({ signedIn: true, account: "only" });
+  });
+});
+
+describe("resources per preset", () => {
+  it("declares what each agent receives: MCP and host tools on all, HTTP-only MCP on Copilot, instructions where the agent has a way, skills nowhere", () => {
+    expect(acpResourceSupport({})).toEqual({ instructions: false, hostTools: true, skills: false, mcp: { stdio: true, http: "advertised" } });
+    expect(acpResourceSupport({ stdioMcp: false }).mcp).toEqual({ stdio: false, http: "advertised" });
+    expect(acpResourceSupport({ instructions: "session_meta_system_prompt" }).instructions).toBe(true);
+  });
+
+  it("carries instructions by the preset's route only", () => {
+    const resources = { instructions: "Be brief." };
+    expect(sessionMeta(resources, { instructions: "session_meta_system_prompt" })).toEqual({ systemPrompt: { append: "Be brief." } });
+    expect(sessionMeta(resources, { instructions: "codex_developer_instructions" })).toBeUndefined();
+    expect(sessionMeta({}, { instructions: "session_meta_system_prompt" })).toBeUndefined();
+    expect(instructionArgs(resources, { instructions: "codex_developer_instructions" })).toEqual(["-c", 'developer_instructions="Be brief."']);
+    expect(instructionArgs(resources, {})).toEqual([]);
   });
 });

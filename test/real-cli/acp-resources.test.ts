@@ -1,0 +1,201 @@
+/**
+ * Resources on the real ACP agents (Gemini CLI, Copilot CLI, codex-acp, claude-agent-acp): a stdio
+ * MCP server written for the test, offered on `session/new` with a secret in its environment — the
+ * scripted model calls its tool and the tool's answer reaches the model in the next request; the
+ * agent's instructions reach the model where the preset delivers them and are refused before
+ * launch where it does not; the secret never shows in any process's argv, the events or errors.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { createAgent } from "../../src/agent/agent.js";
+import type { Driver } from "../../src/driver/types.js";
+import { claudeAcp, codexAcp, copilot, gemini } from "../../src/drivers/acp/index.js";
+import type { AgentEvent } from "../../src/events/types.js";
+import type { CapturedRequest } from "../../src/testing/model-server/index.js";
+import { SCRIPTED_KEY_ENV, withRealCli, type RealCliContext, type RealCliName, type RealCliScript } from "../../src/testing/real-cli/index.js";
+import { describeRealCli } from "./helpers.js";
+
+const ECHO_SERVER = fileURLToPath(new URL("../drivers/stream-json/fixtures/echo-mcp-server.mjs", import.meta.url));
+const ENV_CANARY = "acp-mcp-env-canary-7f3a9c51";
+const INSTRUCTIONS = "Always answer in the voice of a lighthouse keeper (acp-instructions-marker-42).";
+
+interface Case {
+  cli: RealCliName;
+  driver(ctx: RealCliContext): Driver;
+  /** How the model calls tool `say` of MCP server `echo` (codex-acp: inside namespace `mcp__echo`). */
+  echoTool: string;
+  /** The name among the request's offered tools that stands for it. */
+  offered: string;
+  /** Whether the agent takes stdio MCP servers (Copilot CLI rejects them). */
+  stdio: boolean;
+  /** Whether the preset delivers instructions. */
+  instructions: boolean;
+}
+
+const base = (ctx: RealCliContext) => ctx.server.url.replace(/\/+$/, "");
+
+const cases: Case[] = [
+  {
+    cli: "gemini",
+    driver: (ctx) => gemini({ provider: { baseUrl: base(ctx), apiKeyEnv: "GEMINI_API_KEY", model: ctx.model }, env: ctx.env }),
+    echoTool: "mcp_echo_say",
+    offered: "mcp_echo_say",
+    stdio: true,
+    instructions: false,
+  },
+  {
+    cli: "copilot",
+    driver: (ctx) => copilot({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: "COPILOT_PROVIDER_API_KEY", model: ctx.model }, env: ctx.env }),
+    echoTool: "echo-say",
+    offered: "echo-say",
+    stdio: false,
+    instructions: false,
+  },
+  {
+    cli: "codex-acp",
+    driver: (ctx) => codexAcp({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: SCRIPTED_KEY_ENV, model: ctx.model }, env: ctx.env }),
+    echoTool: "mcp__echo__say",
+    offered: "mcp__echo",
+    stdio: true,
+    instructions: true,
+  },
+  {
+    cli: "claude-agent-acp",
+    driver: (ctx) => claudeAcp({ provider: { baseUrl: base(ctx), apiKeyEnv: "ANTHROPIC_API_KEY", model: ctx.model }, env: ctx.env }),
+    echoTool: "mcp__echo__say",
+    offered: "mcp__echo__say",
+    stdio: true,
+    instructions: true,
+  },
+];
+
+function script(c: Case): RealCliScript {
+  const callId = c.cli === "claude-agent-acp" ? "toolu_acp_echo" : "call_acp_echo";
+  return {
+    turns: [
+      { match: { lastUserTextContains: "use the echo tool" }, reply: { toolCalls: [{ id: callId, name: c.echoTool, arguments: { text: "from the lane" } }] } },
+      { match: { toolResultFor: callId }, reply: { text: "The echo answered." } },
+    ],
+  };
+}
+
+/** Every argv of the process tree under `pid` (the agent and the MCP servers it started). */
+function treeArgv(pid: number): string[] {
+  const out: string[] = [];
+  const children = (p: number): number[] => {
+    try {
+      return readdirSync(`/proc/${p}/task`).flatMap((t) =>
+        readFileSync(`/proc/${p}/task/${t}/children`, "utf8")
+          .split(" ")
+          .filter(Boolean)
+          .map(Number),
+      );
+    } catch {
+      return [];
+    }
+  };
+  const visit = (p: number): void => {
+    try {
+      out.push(readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " "));
+    } catch {
+      return;
+    }
+    for (const child of children(p)) visit(child);
+  };
+  visit(pid);
+  return out;
+}
+
+const modelTurns = (requests: readonly CapturedRequest[]) => requests.filter((r) => r.nth !== undefined);
+const systemText = (request: CapturedRequest): string =>
+  request.messages
+    .filter((m) => m.role === "system")
+    .flatMap((m) => m.parts)
+    .map((p) => (p.type === "text" ? p.text : ""))
+    .join("\n");
+const toolResults = (request: CapturedRequest) => request.messages.flatMap((m) => m.parts).filter((p) => p.type === "tool_result");
+
+for (const c of cases) {
+  describeRealCli(c.cli, () => {
+    if (c.stdio) it("a stdio MCP server offered on session/new: the model calls its tool and sees the answer; its env secret stays out of argv and events", async () => {
+      await withRealCli(c.cli, () => script(c), async (ctx) => {
+        const driver = c.driver(ctx);
+        expect(driver.descriptor().resources).toEqual({ instructions: c.instructions, hostTools: true, skills: false, mcp: { stdio: true, http: "advertised" } });
+        const agent = createAgent(driver, {
+          workspace: ctx.workspace,
+          mcp: [{ name: "echo", command: process.execPath, args: [ECHO_SERVER], env: { ECHO_SECRET: ENV_CANARY } }],
+          ...(c.instructions ? { instructions: INSTRUCTIONS } : {}),
+          defaults: { onApproval: async () => ({ decision: "allow" }) },
+        });
+        const argv: string[] = [];
+        try {
+          const stream = agent.stream("Please use the echo tool");
+          const events: AgentEvent[] = [];
+          for await (const event of stream) {
+            events.push(event);
+            // While the MCP call runs, the agent and its servers are alive: scan their argv.
+            if (event.type === "tool.started") for (const pid of driverPids(driver)) argv.push(...treeArgv(pid));
+          }
+          const result = await stream.result;
+          const turns = modelTurns(ctx.server.requests);
+          expect(turns[0]!.tools, `tools offered: ${turns[0]!.tools.join(", ")}`).toContain(c.offered);
+          expect(JSON.stringify(toolResults(turns[1]!))).toContain("echo: from the lane");
+          expect(result.text).toContain("The echo answered.");
+          if (c.instructions) expect(systemText(turns[0]!)).toContain("acp-instructions-marker-42");
+          const mcpCall = events.find((e) => e.type === "tool.started" && e.kind === "mcp");
+          expect(mcpCall, "an MCP tool call event").toMatchObject({ mcp: { server: "echo", tool: "say" } });
+          expect(argv.length).toBeGreaterThan(0);
+          expect(argv.join("\n")).toContain(ECHO_SERVER);
+          expect(argv.join("\n")).not.toContain(ENV_CANARY);
+          expect(JSON.stringify(events)).not.toContain(ENV_CANARY);
+          expect(JSON.stringify(await agent.inspect())).not.toContain(ENV_CANARY);
+        } finally {
+          await agent.close();
+        }
+      });
+    });
+
+    if (!c.stdio) {
+      it("a stdio MCP server is refused before any process starts (the agent takes HTTP MCP servers only)", async () => {
+        await withRealCli(c.cli, () => ({ turns: [] }), async (ctx) => {
+          const driver = c.driver(ctx);
+          expect(driver.descriptor().resources.mcp).toEqual({ stdio: false, http: "advertised" });
+          let error: unknown;
+          try {
+            const agent = createAgent(driver, { workspace: ctx.workspace, mcp: [{ name: "echo", command: process.execPath, args: [ECHO_SERVER] }] });
+            await agent.run("hello").finally(() => agent.close());
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toMatchObject({ code: "feature_unsupported" });
+          expect(ctx.server.requests).toHaveLength(0);
+        });
+      });
+    }
+
+    if (!c.instructions) {
+      it("instructions are refused before any process starts (the agent has no way to take them)", async () => {
+        await withRealCli(c.cli, () => ({ turns: [] }), async (ctx) => {
+          const driver = c.driver(ctx);
+          let error: unknown;
+          try {
+            const agent = createAgent(driver, { workspace: ctx.workspace, instructions: INSTRUCTIONS });
+            await agent.run("hello").finally(() => agent.close());
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toMatchObject({ code: "feature_unsupported" });
+          expect(ctx.server.requests).toHaveLength(0);
+        });
+      });
+    }
+  });
+}
+
+/** The agent processes the driver owns right now. */
+function driverPids(driver: Driver): number[] {
+  const stats = (driver as Driver & { processes?(): { live?: number[] } }).processes?.();
+  return stats?.live ?? [];
+}
+
