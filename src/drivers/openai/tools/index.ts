@@ -1,4 +1,5 @@
 /** The built-in workspace tools of the OpenAI-compatible driver. */
+import { bashTool } from "./bash.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob.js";
 import { listTool } from "./list.js";
@@ -9,6 +10,6 @@ import { writeTool } from "./write.js";
 export type { BuiltinTool, BuiltinToolsOptions, ToolOutcome, ToolRunContext } from "./types.js";
 
 /** The built-in tools, in the order they are offered to the model. */
-export function builtinTools(_options: BuiltinToolsOptions = {}): BuiltinTool[] {
-  return [readTool, writeTool, editTool, listTool, globTool];
+export function builtinTools(options: BuiltinToolsOptions = {}): BuiltinTool[] {
+  return [readTool, writeTool, editTool, listTool, globTool, bashTool(options.bash)];
 }

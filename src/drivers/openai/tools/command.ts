@@ -1,0 +1,76 @@
+/**
+ * One child process for a tool (a shell command, ripgrep): its own process group through
+ * src/process, stdin closed, stdout streamed to the caller, a timeout, and a stop on abort that
+ * takes the whole group with it. When the leader exits, whatever it left behind in its group
+ * (a background job holding the output pipe) is stopped too, so no process outlives the call.
+ */
+import { spawnProcess, type ProcessHandle } from "../../../process/index.js";
+
+/** How long the output pipe may stay open after the group is gone before it is let go. */
+const PIPE_SETTLE_MS = 1000;
+
+export interface CommandOptions {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  signal: AbortSignal;
+  /** Parent variables passed through on top of the default allowlist (src/process/env.ts). */
+  inheritEnv?: readonly string[];
+  timeoutMs?: number;
+  /** Every stdout chunk; `stop()` ends the process early (the caller has what it needs). */
+  onData(chunk: Buffer, stop: () => void): void;
+}
+
+/** How a command ended. `exitCode` is set only when the leader exited on its own. */
+export interface CommandEnd {
+  exitCode?: number;
+  /** The signal that ended the leader, when it was not stopped here. */
+  signal?: string;
+  /** Why it was stopped here, if it was. */
+  stopped?: "timeout" | "cancel" | "caller";
+}
+
+/** Runs the command to its end; rejects only when it cannot be started. */
+export async function runCommand(options: CommandOptions): Promise<CommandEnd> {
+  const handle = await spawnProcess({ command: options.command, args: options.args, cwd: options.cwd, inheritEnv: options.inheritEnv });
+  handle.stdin.end();
+  let stopped: CommandEnd["stopped"];
+  const stop = (why: NonNullable<CommandEnd["stopped"]>): void => {
+    stopped ??= why;
+    void handle.stop();
+  };
+  const onAbort = (): void => stop("cancel");
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  if (options.signal.aborted) stop("cancel");
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => stop("timeout"), options.timeoutMs);
+  const outputClosed = drain(handle, (chunk) => options.onData(chunk, () => stop("caller")));
+  try {
+    const exit = await handle.exited;
+    // The leader is gone: end the rest of its group (background jobs) and reap it.
+    await handle.stop();
+    await settle(outputClosed, handle);
+    if (stopped !== undefined) return { stopped };
+    if (exit.code !== null) return { exitCode: exit.code };
+    return exit.signal === null ? {} : { signal: exit.signal };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function drain(handle: ProcessHandle, onData: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve) => {
+    handle.stdout.on("data", onData);
+    handle.stdout.once("close", resolve);
+    handle.stdout.once("error", () => resolve());
+  });
+}
+
+/** Waits for the last output; a pipe still held by an escaped descendant is let go. */
+async function settle(outputClosed: Promise<void>, handle: ProcessHandle): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), PIPE_SETTLE_MS)));
+  const result = await Promise.race([outputClosed, late]);
+  clearTimeout(timer);
+  if (result === "late") handle.stdout.destroy();
+}
