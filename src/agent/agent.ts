@@ -12,7 +12,7 @@ import { resolveInputLimits } from "../input/limits.js";
 import { sweepStaleInputDirectoriesOnce } from "../input/stale.js";
 import { resolveResources } from "../resources/resolve.js";
 import { mcpSecretValues } from "../resources/secrets.js";
-import { checkResourceSupport, resourceSupportOf } from "./resource-support.js";
+import { checkResourceSupport, checkServiceSupport, resourceSupportOf } from "./resource-support.js";
 import { startExecution, type ExecutionContext, type ThreadRunHooks } from "./execute.js";
 import { HostTools } from "./host-tools.js";
 import { resolveHostTools } from "./host-tool-schemas.js";
@@ -112,6 +112,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     const effective = settings.effective(call);
     driver.validatePolicy?.(effective.policy);
     const services = hostTools.services(call?.services);
+    // Services on a driver that cannot offer them are refused, not dropped.
+    checkServiceSupport(info.id, resourceSupportOf(descriptor), call?.services);
     if (services.length > 0) effective.services = services;
     return startExecution(context, prompt, effective, call?.signal, hooks);
   };

@@ -4,7 +4,7 @@
  * driver is never called.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgent, FeatureUnsupportedError, type AgentOptions, type ResourceSupport } from "../../src/index.js";
+import { createAgent, FeatureUnsupportedError, hostTool, type AgentOptions, type ResourceSupport } from "../../src/index.js";
 import { fakeDriver, type FakeDriver } from "../../src/testing/index.js";
 
 const ALL: ResourceSupport = { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } };
@@ -44,6 +44,7 @@ function refused(resources: ResourceSupport | undefined, options: AgentOptions):
 }
 
 const skill = { name: "greeter", description: "Greets.", files: { "SKILL.md": "Say hello." } };
+const lookup = hostTool({ name: "lookup", inputSchema: { type: "object" }, handler: () => "found" });
 const stdio = { name: "local", command: process.execPath, args: ["-e", ""] };
 const http = { name: "remote", url: "https://example.test/mcp" };
 
@@ -51,6 +52,7 @@ describe("resources the driver does not deliver are refused at createAgent", () 
   it.each([
     ["instructions", { instructions: "Be brief." }, { ...ALL, instructions: false }, "instructions", { kind: "instructions" }, "driver fake does not support instructions"],
     ["instruction bundles", { instructions: [{ name: "a", text: "Be brief." }] }, { ...ALL, instructions: false }, "instructions", { kind: "instructions" }, "driver fake does not support instructions"],
+    ["a host tool", { tools: [lookup] }, { ...ALL, hostTools: false }, "host tools", { kind: "tool", name: "lookup" }, 'driver fake does not support host tools (tool "lookup")'],
     ["a skill", { skills: [skill] }, { ...ALL, skills: false }, "skills", { kind: "skill", name: "greeter" }, 'driver fake does not support skills (skill "greeter")'],
     ["a stdio MCP server", { mcp: [http, stdio] }, { ...ALL, mcp: { stdio: false, http: true } }, "MCP servers over stdio", { kind: "mcp", name: "local" }, 'driver fake does not support MCP servers over stdio (mcp "local")'],
     ["an HTTP MCP server", { mcp: [stdio, http] }, { ...ALL, mcp: { stdio: true, http: false } }, "MCP servers over HTTP", { kind: "mcp", name: "remote" }, 'driver fake does not support MCP servers over HTTP (mcp "remote")'],
@@ -62,6 +64,23 @@ describe("resources the driver does not deliver are refused at createAgent", () 
     expect(error.driver).toBe("fake");
     expect(error.resource).toEqual(resource);
     expect(error.message).toBe(message);
+  });
+
+  it("refuses a run adding services when the driver cannot offer host tools; the agent stays usable", async () => {
+    const driver = declaring({ ...ALL, hostTools: false });
+    drivers.push(driver);
+    const agent = createAgent(driver);
+    try {
+      const error = await agent.run("x", { services: [lookup] }).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(FeatureUnsupportedError);
+      expect(error).toMatchObject({ feature: "run-scoped services (host tools)", driver: "fake", resource: { kind: "service", name: "lookup" } });
+      expect(driver.probe.calls.run).toBe(0);
+      expect((await agent.run("x", { services: [] })).text).toBe("ok");
+    } finally {
+      await agent.close();
+    }
+    drivers.pop();
+    await driver.close();
   });
 
   it("names the first kind missing when several are", () => {
