@@ -351,7 +351,9 @@ async function runInChild(
           const accepted = sink.emit(message.event);
           if (accepted) await accepted;
         } else if (message.control) {
-          await controlStep(message.control, request, sink, waitEnds, state);
+          // A tool call is the provider's own request: the child stays while it waits for the result.
+          const until = "hostTool" in message.control || "listHostTools" in message.control ? signal : waitEnds;
+          await controlStep(message.control, request, sink, until, state);
         } else if (message.done) {
           done = true;
         }
