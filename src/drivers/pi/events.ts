@@ -169,6 +169,11 @@ export class PiEventMapper {
     if (text !== undefined) await this.#emit({ type: "message.completed", itemId: text.itemId, text: text.text, provenance: { provider: PROVIDER, event: source } });
   }
 
+  /** The run was cancelled: a tool Pi reports failed from now on was stopped by the abort. */
+  cancelling(): void {
+    this.#tools.cancelling = true;
+  }
+
   /** Closes every item still open (a cancelled or failed turn): open text, and tools as cancelled. */
   async finish(): Promise<void> {
     await this.#closeSegments("finish");

@@ -119,6 +119,7 @@ async function awaitTurn(connection: PiConnection, prompt: Promise<unknown>, age
 
 /** Sends `abort` and waits, bounded, for `agent_end` (which precedes abort's response); open items are closed. */
 async function cancelTurn(connection: PiConnection, mapper: PiEventMapper, emitter: OrderedEmitter, agentEnd: Promise<void>): Promise<void> {
+  mapper.cancelling();
   void connection.request("abort", {}, undefined, "after_delivery").catch(() => {});
   const grace = new Promise<void>((resolve) => setTimeout(resolve, CANCEL_GRACE_MS).unref());
   await Promise.race([agentEnd, grace, connection.exited]);

@@ -40,6 +40,8 @@ export class PiToolCalls {
   readonly #snapshots = new Map<string, Promise<WorkspaceFileText>>();
   /** The MCP servers whose tools the driver's extension registered (`mcp__<server>__<tool>`). */
   readonly #mcpServers: readonly string[];
+  /** Set when the run is cancelled: Pi's abort makes a running tool fail, which is its cancellation. */
+  cancelling = false;
 
   constructor(emit: Emit, workspace?: string, mcpServers: readonly string[] = []) {
     this.#emit = emit;
@@ -123,7 +125,7 @@ export class PiToolCalls {
     const tool = this.#tools.get(callId)!;
     tool.completed = true;
     const failed = event.isError === true;
-    const done: ToolCompleted = { callId, status: failed ? "failed" : "completed" };
+    const done: ToolCompleted = { callId, status: failed ? (this.cancelling ? "cancelled" : "failed") : "completed" };
     const result = isObject(event.result) ? event.result : undefined;
     const output = toolOutput(result);
     if (output !== undefined) done.output = output;

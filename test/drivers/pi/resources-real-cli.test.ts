@@ -12,6 +12,7 @@ import { expect, it } from "vitest";
 
 import { createAgent } from "../../../src/agent/agent.js";
 import { pi, type PiConfig } from "../../../src/drivers/pi/index.js";
+import type { HostToolContext } from "../../../src/driver/vocabulary.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import type { CapturedRequest } from "../../../src/testing/model-server/index.js";
 import { SCRIPTED_KEY_ENV } from "../../../src/testing/real-cli/settings.js";
@@ -178,5 +179,117 @@ describeRealCli("pi", () => {
     } finally {
       await http.close();
     }
+  });
+
+  it("serves host tools from the agent's loopback server: the handler runs with the model's arguments, its result reaches the model; a run's services ride a prepared standby", async () => {
+    const script = {
+      turns: [
+        { match: { lastUserTextContains: "Use the service" }, reply: { toolCalls: [{ id: "call_service", name: "mcp__host__per_request", arguments: { n: 2 } }] } },
+        { match: { toolResultFor: "call_service" }, reply: { text: "Service done." } },
+        { match: { lastUserTextContains: "Look up alpha" }, reply: { toolCalls: [{ id: "call_lookup", name: "mcp__host__lookup", arguments: { key: "alpha" } }] } },
+        { match: { toolResultFor: "call_lookup" }, reply: { text: "Found." } },
+      ],
+    };
+    await withRealCli("pi", script, async (ctx) => {
+      const seen: { tool: string; args: unknown; runId: string }[] = [];
+      const driver = pi(configFor(ctx));
+      const agent = createAgent(driver, {
+        workspace: ctx.workspace,
+        tools: [
+          {
+            name: "lookup",
+            description: "Looks a key up in the host's table",
+            inputSchema: { type: "object", properties: { key: { type: "string" } }, required: ["key"], additionalProperties: false },
+            handler: (args: unknown, context: HostToolContext) => {
+              seen.push({ tool: "lookup", args, runId: context.runId });
+              return `value-for-${(args as { key: string }).key}`;
+            },
+          },
+        ],
+      });
+      try {
+        await agent.prepare();
+        expect(driver.processes().started).toBe(1);
+
+        const service = {
+          name: "per_request",
+          description: "A per-request handle",
+          inputSchema: { type: "object" as const, properties: { n: { type: "integer" } }, required: ["n"] },
+          handler: (args: unknown, context: HostToolContext) => {
+            seen.push({ tool: "per_request", args, runId: context.runId });
+            return { doubled: (args as { n: number }).n * 2 };
+          },
+        };
+        const stream = agent.stream("Use the service", { services: [service] });
+        const events = await collect(stream);
+        const first = await stream.result;
+        expect(first.text).toBe("Service done.");
+        // The standby served the run: its extension listed the run's service before the prompt.
+        expect(driver.processes().started).toBe(1);
+        expect(seen).toEqual([{ tool: "per_request", args: { n: 2 }, runId: first.runId }]);
+        const [ask, answer] = modelRequests(ctx) as [CapturedRequest, CapturedRequest];
+        expect(ask.tools).toEqual(expect.arrayContaining(["read", "bash", "mcp__host__lookup", "mcp__host__per_request"]));
+        const serviceResult = answer.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
+        expect(serviceResult).toMatchObject({ callId: "call_service", text: '{"doubled":4}' });
+        expect(events.find((e) => e.type === "tool.started")).toMatchObject({ kind: "mcp", mcp: { server: "host", tool: "per_request" } });
+        expect(events.find((e) => e.type === "tool.completed")).toMatchObject({ status: "completed", output: '{"doubled":4}' });
+
+        const second = await agent.run("Look up alpha");
+        expect(second.text).toBe("Found.");
+        expect(seen.at(-1)).toEqual({ tool: "lookup", args: { key: "alpha" }, runId: second.runId });
+        const [, , lookupAsk, lookupAnswer] = modelRequests(ctx) as CapturedRequest[];
+        // Services are the run's only: the next run is not offered them.
+        expect(lookupAsk!.tools).toContain("mcp__host__lookup");
+        expect(lookupAsk!.tools).not.toContain("mcp__host__per_request");
+        expect(lookupAnswer!.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result")).toMatchObject({ text: "value-for-alpha" });
+      } finally {
+        await agent.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+    });
+  });
+
+  it("a cancel during a host tool call aborts the handler's signal, ends the run cancelled once, and leaves no Pi process", async () => {
+    const script = { turns: [{ match: { lastUserTextContains: "Wait for the host" }, reply: { toolCalls: [{ id: "call_wait", name: "mcp__host__wait", arguments: {} }] } }] };
+    await withRealCli("pi", script, async (ctx) => {
+      let entered!: (signal: AbortSignal) => void;
+      const handlerSignal = new Promise<AbortSignal>((resolve) => (entered = resolve));
+      const driver = pi(configFor(ctx));
+      const agent = createAgent(driver, {
+        workspace: ctx.workspace,
+        tools: [
+          {
+            name: "wait",
+            description: "Waits until cancelled",
+            inputSchema: { type: "object", properties: {} },
+            handler: (_args: unknown, context: HostToolContext) =>
+              new Promise((resolve) => {
+                entered(context.signal);
+                context.signal.addEventListener("abort", () => resolve("stopped"), { once: true });
+              }),
+          },
+        ],
+      });
+      try {
+        const controller = new AbortController();
+        const stream = agent.stream("Wait for the host", { signal: controller.signal });
+        const events: AgentEvent[] = [];
+        const reading = (async () => {
+          for await (const e of stream) events.push(e);
+        })();
+        const signal = await handlerSignal;
+        expect(signal.aborted).toBe(false);
+        controller.abort();
+        await reading;
+        await stream.result.catch(() => undefined);
+        expect(signal.aborted).toBe(true);
+        expect(events.filter((e) => e.type === "run.cancelled")).toHaveLength(1);
+        expect(events.at(-1)?.type).toBe("run.cancelled");
+        expect(events.find((e) => e.type === "tool.completed")).toMatchObject({ status: "cancelled" });
+        expect(driver.processes().live).toEqual([]);
+      } finally {
+        await agent.close();
+      }
+    });
   });
 });
