@@ -249,12 +249,13 @@ describeRealCli("pi", () => {
     });
   });
 
-  it("a cancel during a host tool call aborts the handler's signal, ends the run cancelled once, and leaves no Pi process", async () => {
+  it("a cancel during a host tool call aborts the handler's signal, ends the run cancelled once, and leaves no Pi process (built-ins restricted by config, the host tool still offered)", async () => {
     const script = { turns: [{ match: { lastUserTextContains: "Wait for the host" }, reply: { toolCalls: [{ id: "call_wait", name: "mcp__host__wait", arguments: {} }] } }] };
     await withRealCli("pi", script, async (ctx) => {
       let entered!: (signal: AbortSignal) => void;
       const handlerSignal = new Promise<AbortSignal>((resolve) => (entered = resolve));
-      const driver = pi(configFor(ctx));
+      // Pi's built-ins restricted to `read`: the host tool is offered beside it, nothing else.
+      const driver = pi(configFor(ctx, { tools: ["read"] }));
       const agent = createAgent(driver, {
         workspace: ctx.workspace,
         tools: [
@@ -279,6 +280,7 @@ describeRealCli("pi", () => {
         })();
         const signal = await handlerSignal;
         expect(signal.aborted).toBe(false);
+        expect([...modelRequests(ctx)[0]!.tools].sort()).toEqual(["mcp__host__wait", "read"]);
         controller.abort();
         await reading;
         await stream.result.catch(() => undefined);
