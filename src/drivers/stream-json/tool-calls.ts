@@ -7,7 +7,7 @@ import { readWorkspaceText, type WorkspaceFileText } from "../../driver/kit/work
 import type { FileChange, ToolCompleted, ToolStarted } from "../../events/types.js";
 import { comparedFiles, fileToolPath, reportedFiles, startFiles } from "./file-changes.js";
 import { commandExitCode, commandFailed } from "./tool-results.js";
-import { commandOf, mcpRef, resultText, toolKind, toolTitle } from "./tools.js";
+import { commandOf, effectiveTool, mcpRef, resultText, toolKind, toolTitle } from "./tools.js";
 
 /** Longest tool output carried by an event; the rest is cut with a marker. */
 export const MAX_TOOL_OUTPUT_CHARS = 32_000;
@@ -32,7 +32,7 @@ export type Workspace = string | undefined;
 
 /** The `tool.started` fields of a call; a file tool's file is read first (the call has not run yet). */
 export async function toolStarted(callId: string, call: ToolCall, workspace: Workspace): Promise<ToolStarted> {
-  const { name, input } = call;
+  const { name, input } = effectiveTool(call.name, call.input);
   const kind = toolKind(name);
   const started: ToolStarted = { callId, kind, name, title: toolTitle(name, input) };
   const command = commandOf(name, input);
@@ -51,7 +51,7 @@ export async function toolStarted(callId: string, call: ToolCall, workspace: Wor
 
 /** The `tool.completed` fields of a call from its `tool_result` block and the message's `tool_use_result`. */
 export async function toolCompleted(callId: string, call: ToolCall, block: Record<string, unknown>, toolUseResult: unknown, workspace: Workspace): Promise<ToolCompleted> {
-  const kind = toolKind(call.name);
+  const kind = toolKind(effectiveTool(call.name, call.input).name);
   const output = resultText(block.content);
   const status: ToolCompleted["status"] =
     block.is_error === true ? (call.denied ? "declined" : "failed") : kind === "command" && commandFailed(block) ? "failed" : "completed";

@@ -15,6 +15,17 @@ const SUBAGENT_TOOLS = new Set(["Task", "Agent"]);
 export const PLAN_TOOL = "TodoWrite";
 export const QUESTION_TOOL = "AskUserQuestion";
 
+/**
+ * The tool a call really runs. CodeBuddy offers MCP tools (those of servers that connected after
+ * the turn's tool list was made, the host tools included) through its `DeferExecuteTool`:
+ * `{toolName, params}`; the call is that tool with those arguments.
+ */
+export function effectiveTool(name: string, input: unknown): { name: string; input: unknown } {
+  if (name !== "DeferExecuteTool" || typeof input !== "object" || input === null) return { name, input };
+  const { toolName, params } = input as { toolName?: unknown; params?: unknown };
+  return typeof toolName === "string" && toolName.length > 0 ? { name: toolName, input: params ?? {} } : { name, input };
+}
+
 export function toolKind(name: string): ToolKind {
   if (COMMAND_TOOLS.has(name)) return "command";
   if (FILE_TOOLS.has(name)) return "file_change";
