@@ -3,9 +3,10 @@
  * host's own test runner. It checks the core invariants through the public API: well-formed
  * descriptor, valid detached inspection, one terminal event last with contiguous `seq`,
  * cancellation that reclaims processes, a closed agent that never reaches the driver, and
- * inspect/prepare parity. Optional fixtures add the failure cases of DESIGN §14 (missing
+ * inspect/prepare parity, and resources: every kind the descriptor does not deliver is refused
+ * before the driver is called. Optional fixtures add the failure cases of DESIGN §14 (missing
  * executable, missing auth, unsupported method, malformed answer), the absence of side effects
- * of inspect/prepare, and redaction canaries.
+ * of inspect/prepare, redaction canaries, and the delivery of every resource kind declared.
  */
 import assert from "node:assert/strict";
 import { createAgent } from "../agent/agent.js";
@@ -28,6 +29,7 @@ import {
   SENTINEL,
   withoutTimings,
 } from "./conformance-probes.js";
+import { registerResourceChecks } from "./conformance-resources.js";
 
 /** The `describe`/`it` pair of any runner (vitest, node:test, jest, mocha). */
 export interface ConformanceRunner {
@@ -83,6 +85,13 @@ export interface ConformanceFixtures {
    * raw record or an error. `prompts` are run besides `textRun` (e.g. one that fails).
    */
   canary?: { secret: string; makeDriver: () => Driver; prompts?: string[] };
+  /**
+   * What the provider's model received during the last run, as text (e.g. the scripted model
+   * server's captured request bodies): one run with an instruction, a host tool and a skill — each
+   * kind the descriptor delivers — must show each one's marker there. (Each kind the descriptor
+   * does not deliver is always checked: refused before the driver is called.)
+   */
+  resources?: { received: () => Promise<string> | string };
 }
 
 /** Register the conformance suite for `makeDriver` with `fixtures.runner`. */
@@ -205,6 +214,7 @@ export function runDriverConformance(makeDriver: () => Driver, fixtures: Conform
     }, timeout);
 
     registerOptionalChecks(makeDriver, fixtures, timeout);
+    registerResourceChecks(makeDriver, fixtures, timeout);
   });
 }
 
