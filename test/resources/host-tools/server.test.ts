@@ -47,7 +47,7 @@ function post(url: string, headers: Record<string, string>, body: string | Buffe
   return fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
 }
 
-const textOf = (result: { content?: unknown }) => (result.content as { text: string }[])[0]!.text;
+const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content)[0]!.text;
 
 describe("an endpoint's bearer token", () => {
   it("is required: no token, another endpoint's token, a wrong one or a revoked endpoint get 401; the right one is served", async () => {
