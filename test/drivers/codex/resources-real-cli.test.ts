@@ -215,6 +215,49 @@ describeRealCli("codex", () => {
     });
   }, 120_000);
 
+  it("a thread's turns reach the host tool on the warm writer and after a cold resume", async () => {
+    const turns = ["a", "b", "c", "d"];
+    const script: ModelScript = {
+      turns: turns.flatMap((t) => [
+        { match: { lastUserTextContains: `turn-${t}` }, reply: { toolCalls: [{ id: `call_${t}`, name: "mcp__host__lookup", arguments: { key: t } }] } },
+        { match: { toolResultFor: `call_${t}` }, reply: { text: `Done ${t}.` } },
+      ]),
+    };
+    await withRealCli("codex", script, async (ctx) => {
+      const driver = driverFor(ctx);
+      const seen: { key: string; runId: string }[] = [];
+      const lookup: HostTool = {
+        name: "lookup",
+        inputSchema: lookupSchema,
+        handler: async (args, { runId }) => (seen.push({ key: (args as { key: string }).key, runId }), `value-of-${(args as { key: string }).key}`),
+      };
+      const warm = createAgent(driver, { workspace: ctx.workspace, tools: [lookup], defaults: { policy: { approval: "never" } } });
+      const cold = createAgent(driver, { workspace: ctx.workspace, tools: [lookup], threadWriterIdleMs: 0, defaults: { policy: { approval: "never" } } });
+      try {
+        const warmThread = await warm.startThread();
+        const a = await warmThread.run("turn-a");
+        const b = await warmThread.run("turn-b");
+        expect(b.transcript().find((e) => e.type === "thread.bound")?.provenance?.event).toBe("loaded");
+        const coldThread = await cold.startThread();
+        const c = await coldThread.run("turn-c");
+        const d = await coldThread.run("turn-d");
+        expect(d.transcript().find((e) => e.type === "thread.bound")?.provenance?.event).toBe("thread/resume");
+        expect([a.text, b.text, c.text, d.text]).toEqual(["Done a.", "Done b.", "Done c.", "Done d."]);
+        expect(seen).toEqual([
+          { key: "a", runId: a.runId },
+          { key: "b", runId: b.runId },
+          { key: "c", runId: c.runId },
+          { key: "d", runId: d.runId },
+        ]);
+        for (const t of turns) expect(toolResult(modelRequests(ctx).find((r) => toolResult(r, `call_${t}`) !== undefined), `call_${t}`)).toContain(`value-of-${t}`);
+      } finally {
+        await warm.close();
+        await cold.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+    });
+  }, 120_000);
+
   it("cancels during a host-tool call: the handler's signal aborts, run.cancelled once, nothing left running", async () => {
     const script: ModelScript = {
       turns: [
