@@ -62,6 +62,7 @@ const LEASE_TTL_MS = 30_000;
  * const result = await agent.run("Fix the failing test");
  * ```
  */
+// long-function: wires the agent's shared state (resources, host tools, standby slot, writers, runs) into the Agent object; each verb is short
 export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const { descriptor, info } = checkedDriver(driver, options);
   const workspace = options.workspace ?? process.cwd();
