@@ -9,8 +9,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
-import type { Driver } from "../../src/driver/types.js";
-import { claudeAcp, codexAcp, copilot, gemini } from "../../src/drivers/acp/index.js";
+import type { HostTool } from "../../src/driver/vocabulary.js";
+import { claudeAcp, codexAcp, copilot, gemini, type AcpDriver } from "../../src/drivers/acp/index.js";
 import type { AgentEvent } from "../../src/events/types.js";
 import type { CapturedRequest } from "../../src/testing/model-server/index.js";
 import { SCRIPTED_KEY_ENV, withRealCli, type RealCliContext, type RealCliName, type RealCliScript } from "../../src/testing/real-cli/index.js";
@@ -22,13 +22,15 @@ const INSTRUCTIONS = "Always answer in the voice of a lighthouse keeper (acp-ins
 
 interface Case {
   cli: RealCliName;
-  driver(ctx: RealCliContext): Driver;
+  driver(ctx: RealCliContext): AcpDriver;
   /** How the model calls tool `say` of MCP server `echo` (codex-acp: inside namespace `mcp__echo`). */
   echoTool: string;
   /** The name among the request's offered tools that stands for it. */
   offered: string;
   /** Whether the agent takes stdio MCP servers (Copilot CLI rejects them). */
   stdio: boolean;
+  /** How the model calls host tool `lookup` (server `host`), and the offered name standing for it. */
+  hostTool: { call: string; offered: string };
   /** Whether the preset delivers instructions. */
   instructions: boolean;
 }
@@ -42,6 +44,7 @@ const cases: Case[] = [
     echoTool: "mcp_echo_say",
     offered: "mcp_echo_say",
     stdio: true,
+    hostTool: { call: "mcp_host_lookup", offered: "mcp_host_lookup" },
     instructions: false,
   },
   {
@@ -50,6 +53,7 @@ const cases: Case[] = [
     echoTool: "echo-say",
     offered: "echo-say",
     stdio: false,
+    hostTool: { call: "host-lookup", offered: "host-lookup" },
     instructions: false,
   },
   {
@@ -58,6 +62,7 @@ const cases: Case[] = [
     echoTool: "mcp__echo__say",
     offered: "mcp__echo",
     stdio: true,
+    hostTool: { call: "mcp__host__lookup", offered: "mcp__host" },
     instructions: true,
   },
   {
@@ -66,6 +71,7 @@ const cases: Case[] = [
     echoTool: "mcp__echo__say",
     offered: "mcp__echo__say",
     stdio: true,
+    hostTool: { call: "mcp__host__lookup", offered: "mcp__host__lookup" },
     instructions: true,
   },
 ];
@@ -156,6 +162,52 @@ for (const c of cases) {
       });
     });
 
+    it("a host tool: the model calls it, the handler runs with the arguments, its result reaches the model in the next request", async () => {
+      const callId = c.cli === "claude-agent-acp" ? "toolu_acp_host" : "call_acp_host";
+      const hostScript: RealCliScript = {
+        turns: [
+          { match: { lastUserTextContains: "look it up" }, reply: { toolCalls: [{ id: callId, name: c.hostTool.call, arguments: { key: "alpha" } }] } },
+          { match: { toolResultFor: callId }, reply: { text: "Looked up." } },
+        ],
+      };
+      await withRealCli(c.cli, () => hostScript, async (ctx) => {
+        const driver = c.driver(ctx);
+        const calls: unknown[] = [];
+        const lookup: HostTool = {
+          name: "lookup",
+          description: "Look a key up in the host's table",
+          inputSchema: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+          handler: (args, context) => {
+            calls.push({ args, runId: context.runId });
+            return `value-for-${String((args as { key?: unknown }).key)}`;
+          },
+        };
+        const agent = createAgent(driver, { workspace: ctx.workspace, tools: [lookup], defaults: { onApproval: async () => ({ decision: "allow" }) } });
+        const argv: string[] = [];
+        try {
+          const stream = agent.stream("Please look it up");
+          const events: AgentEvent[] = [];
+          for await (const event of stream) {
+            events.push(event);
+            if (event.type === "tool.started") for (const pid of driverPids(driver)) argv.push(...treeArgv(pid));
+          }
+          const result = await stream.result;
+          const turns = modelTurns(ctx.server.requests);
+          expect(turns[0]!.tools, `tools offered: ${turns[0]!.tools.join(", ")}`).toContain(c.hostTool.offered);
+          expect(calls).toEqual([{ args: { key: "alpha" }, runId: result.runId }]);
+          expect(JSON.stringify(toolResults(turns[1]!))).toContain("value-for-alpha");
+          expect(result.text).toContain("Looked up.");
+          expect(events.find((e) => e.type === "tool.started" && e.kind === "mcp")).toMatchObject({ mcp: { server: "host", tool: "lookup" } });
+          // The endpoint's bearer token travels in the session request, never on a command line.
+          expect(argv.length).toBeGreaterThan(0);
+          expect(argv.join("\n")).not.toMatch(/Bearer|Authorization/i);
+        } finally {
+          await agent.close();
+        }
+        expect(driver.processes().live).toEqual([]);
+      });
+    });
+
     if (!c.stdio) {
       it("a stdio MCP server is refused before any process starts (the agent takes HTTP MCP servers only)", async () => {
         await withRealCli(c.cli, () => ({ turns: [] }), async (ctx) => {
@@ -194,8 +246,81 @@ for (const c of cases) {
 }
 
 /** The agent processes the driver owns right now. */
-function driverPids(driver: Driver): number[] {
-  const stats = (driver as Driver & { processes?(): { live?: number[] } }).processes?.();
-  return stats?.live ?? [];
-}
+const driverPids = (driver: AcpDriver): number[] => driver.processes().live;
 
+
+const codexAcpCase = cases.find((c) => c.cli === "codex-acp")!;
+
+describeRealCli("codex-acp", () => {
+  it("cancel during a host-tool call: the handler's signal aborts, run.cancelled once, no process left", async () => {
+    const waitScript: RealCliScript = {
+      turns: [
+        { match: { lastUserTextContains: "wait for it" }, reply: { toolCalls: [{ id: "call_acp_wait", name: "mcp__host__wait", arguments: {} }] } },
+        { match: { toolResultFor: "call_acp_wait" }, reply: { text: "too late" } },
+      ],
+    };
+    await withRealCli("codex-acp", () => waitScript, async (ctx) => {
+      const driver = codexAcpCase.driver(ctx);
+      let entered!: () => void;
+      const inHandler = new Promise<void>((resolve) => (entered = resolve));
+      let aborted = false;
+      const wait: HostTool = {
+        name: "wait",
+        inputSchema: { type: "object", properties: {} },
+        handler: (_args, { signal }) =>
+          new Promise((_resolve, reject) => {
+            entered();
+            signal.addEventListener("abort", () => {
+              aborted = true;
+              reject(new Error("aborted"));
+            });
+          }),
+      };
+      const agent = createAgent(driver, { workspace: ctx.workspace, tools: [wait], defaults: { onApproval: async () => ({ decision: "allow" }) } });
+      try {
+        const stream = agent.stream("Please wait for it");
+        const events: AgentEvent[] = [];
+        const collected = (async () => {
+          for await (const event of stream) events.push(event);
+        })();
+        await inHandler;
+        stream.cancel();
+        await collected;
+        await stream.result.catch(() => undefined);
+        expect(events.filter((e) => e.type === "run.cancelled")).toHaveLength(1);
+        expect(events.filter((e) => e.type === "run.completed" || e.type === "run.failed")).toHaveLength(0);
+        expect(aborted).toBe(true);
+      } finally {
+        await agent.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+    });
+  });
+
+  it("a prepared standby serves a run that adds a run-scoped service: one process started, the service called", async () => {
+    const serviceScript: RealCliScript = {
+      turns: [
+        { match: { lastUserTextContains: "ask the service" }, reply: { toolCalls: [{ id: "call_acp_service", name: "mcp__host__today", arguments: {} }] } },
+        { match: { toolResultFor: "call_acp_service" }, reply: { text: "Asked." } },
+      ],
+    };
+    await withRealCli("codex-acp", () => serviceScript, async (ctx) => {
+      const driver = codexAcpCase.driver(ctx);
+      const lookup: HostTool = { name: "lookup", inputSchema: { type: "object", properties: {} }, handler: () => "construction tool" };
+      const today: HostTool = { name: "today", inputSchema: { type: "object", properties: {} }, handler: () => "service-answer-2026" };
+      const agent = createAgent(driver, { workspace: ctx.workspace, tools: [lookup], defaults: { onApproval: async () => ({ decision: "allow" }) } });
+      try {
+        await agent.prepare();
+        expect(driver.processes().started).toBe(1);
+        const result = await agent.run("Please ask the service", { services: [today] });
+        expect(result.text).toContain("Asked.");
+        expect(driver.processes().started).toBe(1);
+        const turns = modelTurns(ctx.server.requests);
+        expect(JSON.stringify(toolResults(turns[1]!))).toContain("service-answer-2026");
+      } finally {
+        await agent.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+    });
+  });
+});

@@ -135,8 +135,9 @@ export function outputDelta(sent: string, now: string): string {
 /**
  * The MCP server and tool a call goes to, when it goes to one of the servers the run offered.
  * Agents mark it differently: `rawInput` `{server, tool, arguments}` (codex-acp), the tool name `mcp__<server>__<tool>` (claude-agent-acp's
- * `_meta.claudeCode.toolName`), or Gemini CLI's title `<tool> (<server> MCP Server)` with its
- * call id `mcp_<server>_<tool>__…`. Only a server the run offered is believed.
+ * `_meta.claudeCode.toolName`), Gemini CLI's title `<tool> (<server> MCP Server)` with its call id
+ * `mcp_<server>_<tool>__…`, or Copilot CLI's bare title `<server>-<tool>`. Only a server the run
+ * offered is believed.
  */
 export function mcpToolOf(call: { name?: string; title?: string; callId?: string; input?: unknown }, servers: readonly string[]): McpToolRef | undefined {
   if (servers.length === 0) return undefined;
@@ -148,6 +149,9 @@ export function mcpToolOf(call: { name?: string; title?: string; callId?: string
     const prefix = `mcp__${server}__`;
     if (call.name?.startsWith(prefix) === true && call.name.length > prefix.length) return { server, tool: call.name.slice(prefix.length) };
   }
+  // Copilot CLI: the title `<server>-<tool>` and nothing else (the longest offered server wins).
+  const dashed = [...servers].sort((a, b) => b.length - a.length).find((server) => call.title?.startsWith(`${server}-`) === true && call.title.length > server.length + 1);
+  if (dashed !== undefined && call.name === undefined && !/\s/.test(call.title!)) return { server: dashed, tool: call.title!.slice(dashed.length + 1) };
   const titled = /^(.+) \((.+) MCP Server\)$/.exec(call.title ?? "");
   if (titled !== null) {
     const [, tool, server] = titled as unknown as [string, string, string];

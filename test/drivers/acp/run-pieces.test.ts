@@ -112,6 +112,9 @@ describe("session parameters", () => {
     expect(mcpToolOf({ name: "mcp__echo__say", title: "mcp__echo__say" }, ["echo"])).toEqual({ server: "echo", tool: "say" });
     expect(mcpToolOf({ title: "say (echo MCP Server)", callId: "mcp_echo_say__call_1" }, ["echo"])).toEqual({ server: "echo", tool: "say" });
     expect(mcpToolOf({ title: "say (echo MCP Server)", callId: "mcp_echo_say__call_1" }, ["other"])).toBeUndefined();
+    expect(mcpToolOf({ title: "host-lookup", callId: "call_1" }, ["host", "echo"])).toEqual({ server: "host", tool: "lookup" });
+    expect(mcpToolOf({ title: "my-host-lookup" }, ["my", "my-host"])).toEqual({ server: "my-host", tool: "lookup" });
+    expect(mcpToolOf({ title: "host-lookup now" }, ["host"])).toBeUndefined();
     expect(mcpToolOf({ name: "mcp__echo__say" }, [])).toBeUndefined();
     expect(mcpToolOf({ name: "Bash", input: { command: "ls" } }, ["echo"])).toBeUndefined();
   });
