@@ -46,7 +46,14 @@ function checkStdio(server: Extract<McpServerConfig, { command: string }>, where
 }
 
 function checkHttp(server: Extract<McpServerConfig, { url: string }>, where: string): void {
-  const url = new URL(server.url);
+  let url: URL;
+  try {
+    url = new URL(server.url);
+  } catch {
+    // Node's error would carry the URL, which may hold a token.
+    throw new ConfigError(`${where}: url must be an http(s) URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${where}: url must be an http(s) URL`);
   if (url.username !== "" || url.password !== "") {
     throw new ConfigError(`${where}: put credentials in headers, not in the url`);
   }

@@ -149,3 +149,21 @@ describe("skills", () => {
     expect(refusal({ skills: [{ name: "a", path: skillDir }, { name: "a", path: skillDir }] }).message).toMatch(/^skills\[1\]\.name: duplicate name/);
   });
 });
+
+describe("the resolver's own checks (also without the option schema in front)", () => {
+  it("refuses a url that is not http(s) without quoting it", async () => {
+    const { checkMcpServers } = await import("../../src/resources/check-mcp.js");
+    const secret = "tokenZ9canary";
+    for (const url of [`not a url ${secret}`, `file:///etc/${secret}`]) {
+      let error: unknown;
+      try {
+        checkMcpServers([{ name: "a", url }]);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toBe('mcp server "a": url must be an http(s) URL');
+      expect(JSON.stringify(error)).not.toContain(secret);
+    }
+  });
+});
