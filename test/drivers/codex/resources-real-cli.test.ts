@@ -258,6 +258,46 @@ describeRealCli("codex", () => {
     });
   }, 120_000);
 
+  it("asks the host before a host tool runs under approval on-request: allowed runs it, denied does not", async () => {
+    const script: ModelScript = {
+      turns: ["allow", "deny"].flatMap((t) => [
+        { match: { lastUserTextContains: `please ${t}` }, reply: { toolCalls: [{ id: `call_${t}`, name: "mcp__host__lookup", arguments: { key: t } }] } },
+        { match: { toolResultFor: `call_${t}` }, reply: { text: `After ${t}.` } },
+      ]),
+    };
+    await withRealCli("codex", script, async (ctx) => {
+      const driver = driverFor(ctx);
+      const seen: unknown[] = [];
+      const lookup: HostTool = { name: "lookup", inputSchema: lookupSchema, handler: async (args) => (seen.push(args), "looked-up") };
+      const asked: { kind: string; summary: string; input?: unknown }[] = [];
+      const agent = createAgent(driver, {
+        workspace: ctx.workspace,
+        tools: [lookup],
+        defaults: {
+          policy: { approval: "on-request" },
+          onApproval: async (request) => {
+            asked.push({ kind: request.kind, summary: request.summary, input: request.input });
+            return { decision: (request.input as { key?: string } | undefined)?.key === "allow" ? "allow" : "deny" };
+          },
+        },
+      });
+      try {
+        expect((await agent.run("please allow")).text).toBe("After allow.");
+        expect((await agent.run("please deny")).text).toBe("After deny.");
+      } finally {
+        await agent.close();
+      }
+      expect(asked).toEqual([
+        { kind: "tool", summary: "Run MCP tool lookup of server host", input: { key: "allow" } },
+        { kind: "tool", summary: "Run MCP tool lookup of server host", input: { key: "deny" } },
+      ]);
+      expect(seen).toEqual([{ key: "allow" }]);
+      const requests = modelRequests(ctx);
+      expect(toolResult(requests.find((r) => toolResult(r, "call_allow") !== undefined), "call_allow")).toContain("looked-up");
+      expect(toolResult(requests.find((r) => toolResult(r, "call_deny") !== undefined), "call_deny")).not.toContain("looked-up");
+    });
+  }, 120_000);
+
   it("cancels during a host-tool call: the handler's signal aborts, run.cancelled once, nothing left running", async () => {
     const script: ModelScript = {
       turns: [
