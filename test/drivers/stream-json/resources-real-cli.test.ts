@@ -7,59 +7,25 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
 import type { Driver } from "../../../src/driver/types.js";
-import { claude } from "../../../src/drivers/claude/index.js";
-import { codebuddy } from "../../../src/drivers/codebuddy/index.js";
 import type { StreamJsonDriver } from "../../../src/drivers/stream-json/driver.js";
 import type { AgentEvent } from "../../../src/events/types.js";
 import type { CapturedRequest, ModelScript } from "../../../src/testing/model-server/index.js";
-import { withRealCli, type RealCliContext } from "../../../src/testing/real-cli/index.js";
+import { withRealCli } from "../../../src/testing/real-cli/index.js";
 import { describeRealCli } from "../../real-cli/helpers.js";
 import { ofType } from "../helpers.js";
-import { laneEnv } from "../real-lane.js";
+import { mcpCall, streamJsonLaneDriver } from "./lane.js";
 import { commandLines, processTree } from "./proc-tree.js";
 
 const ECHO_MCP_SERVER = fileURLToPath(new URL("./fixtures/echo-mcp-server.mjs", import.meta.url));
-const LANE_KEY = "resources-lane-key-0123456789";
 const ENV_CANARY = "mcp-env-canary-4d2e9a61";
 const INSTRUCTIONS = "Always answer like a lighthouse keeper (INSTR-MARKER-77).";
 const SKILL_BODY = "Greet with the words PURPLE-OWL-BODY.";
 
-export async function streamJsonLaneDriver(cli: "claude" | "codebuddy", ctx: RealCliContext, extra: { executable?: string } = {}): Promise<StreamJsonDriver> {
-  if (cli === "claude") {
-    return claude({
-      executable: extra.executable ?? ctx.executable,
-      configDir: ctx.configDir,
-      model: ctx.model,
-      settingSources: [],
-      provider: { baseUrl: ctx.server.url, apiKeyEnv: "RESOURCES_LANE_KEY" },
-      env: { ...laneEnv(ctx, ["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"]), RESOURCES_LANE_KEY: LANE_KEY },
-    });
-  }
-  await rm(join(ctx.configDir, "models.json"), { force: true });
-  return codebuddy({
-    executable: extra.executable ?? ctx.entry,
-    configDir: ctx.configDir,
-    model: ctx.model,
-    settingSources: [],
-    provider: { baseUrl: ctx.server.url, apiKeyEnv: "RESOURCES_LANE_KEY" },
-    env: { ...laneEnv(ctx, []), RESOURCES_LANE_KEY: LANE_KEY },
-  });
-}
 
-/**
- * How the model calls an MCP tool. CodeBuddy connects MCP servers in the background and keeps
- * their tools out of the turn's tool list: its model waits for the server with `WaitForMcpServers`
- * and calls the tool through `DeferExecuteTool`, which the driver reports as the MCP call it is.
- */
-export function mcpCall(cli: "claude" | "codebuddy", id: string, name: string, args: Record<string, unknown>) {
-  return cli === "codebuddy" ? { id, name: "DeferExecuteTool", arguments: { toolName: name, params: args } } : { id, name, arguments: args };
-}
 
 /** The scripted turn: the MCP call, the skill, the answer. */
 function script(cli: "claude" | "codebuddy"): ModelScript {
