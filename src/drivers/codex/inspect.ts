@@ -26,6 +26,7 @@ import type {
   SkillSnapshot,
 } from "../../inspect/types.js";
 import { JsonRpcError } from "../../process/index.js";
+import { HOST_TOOLS_SERVER_NAME } from "../../resources/host-tools/server-name.js";
 import type { ClientMethod, ClientParams, CodexConnection } from "./connection.js";
 import { bool, entries, list, num, open, readFrame, str, type Lenient, type Unchecked } from "../../driver/lens.js";
 import type { InitializeResponse } from "./protocol/InitializeResponse.js";
@@ -362,6 +363,13 @@ function skillsObservation(skills: Single): Observation<SkillSnapshot> {
   return observed(mapSkills(skills.value), [skills.evidence]);
 }
 
+/** The MCP servers every thread of the agent declares: its own, and its host-tools server when it has host tools. */
+function agentServerNames(request: InspectRequest): string[] {
+  const names = request.resources.mcp.map((server) => server.name);
+  if (request.resources.tools.length > 0) names.push(HOST_TOOLS_SERVER_NAME);
+  return names;
+}
+
 /** Every panel, from one initialized connection. Rejects only when `signal` aborts. */
 export async function inspectConnection(
   connection: CodexConnection,
@@ -384,7 +392,7 @@ export async function inspectConnection(
     single(calls, "skills/list", { cwds: [workspace] }, "workspace"),
   ]);
   if (!("error" in account)) connection.account = account.value;
-  const { configuration, profile, mcp } = configObservations(config, request.resources.mcp.map((server) => server.name));
+  const { configuration, profile, mcp } = configObservations(config, agentServerNames(request));
   return {
     environment,
     models: modelsObservation(models),

@@ -151,7 +151,7 @@ describeRealCli("codex", () => {
       try {
         const inspection = await agent.inspect();
         expect(inspection.skills.value?.skills.map((s) => s.name)).toContain("lane-skill");
-        expect(inspection.mcp.value?.servers).toEqual(expect.arrayContaining([{ name: "echo", status: "configured" }, { name: "remote", status: "configured" }]));
+        expect(inspection.mcp.value?.servers).toEqual(expect.arrayContaining([{ name: "echo", status: "configured" }, { name: "host", status: "configured" }, { name: "remote", status: "configured" }]));
 
         const stream = agent.stream("use the tools");
         const events = await collect(stream);
