@@ -28,6 +28,8 @@ export interface CommandEnd {
   signal?: string;
   /** Why it was stopped here, if it was. */
   stopped?: "timeout" | "cancel" | "caller";
+  /** The end of its stderr (redacted), for a command that reports errors there. */
+  stderr: string;
 }
 
 /** Runs the command to its end; rejects only when it cannot be started. */
@@ -49,9 +51,10 @@ export async function runCommand(options: CommandOptions): Promise<CommandEnd> {
     // The leader is gone: end the rest of its group (background jobs) and reap it.
     await handle.stop();
     await settle(outputClosed, handle);
-    if (stopped !== undefined) return { stopped };
-    if (exit.code !== null) return { exitCode: exit.code };
-    return exit.signal === null ? {} : { signal: exit.signal };
+    const stderr = handle.stderrTail();
+    if (stopped !== undefined) return { stopped, stderr };
+    if (exit.code !== null) return { exitCode: exit.code, stderr };
+    return exit.signal === null ? { stderr } : { signal: exit.signal, stderr };
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener("abort", onAbort);

@@ -13,10 +13,15 @@ export interface GlobMatcher {
   test(path: string): boolean;
 }
 
+/** `dot`: wildcards match a leading `.` too (gitignore's rule rather than the shell's). */
+export interface GlobOptions {
+  dot?: boolean;
+}
+
 /** Compiles `pattern`; throws a message for the model when it is malformed. */
-export function compileGlob(pattern: string): GlobMatcher {
+export function compileGlob(pattern: string, options: GlobOptions = {}): GlobMatcher {
   const expanded = expandBraces(pattern.replace(/^\.\//, ""));
-  const sources = expanded.map(patternSource);
+  const sources = expanded.map((p) => patternSource(p, options.dot === true));
   const regex = new RegExp(sources.length === 1 ? sources[0]! : sources.map((s) => `(?:${s})`).join("|"));
   return { test: (path) => regex.test(path) };
 }
@@ -57,27 +62,28 @@ function findUnescaped(text: string, char: string, from: number): number {
 }
 
 /** One brace-free pattern as an anchored regular expression source. */
-function patternSource(pattern: string): string {
+function patternSource(pattern: string, dot: boolean): string {
+  const guard = dot ? "" : "(?!\\.)";
   const segments = pattern.split("/").filter((segment) => segment !== "");
   let source = "^";
   let needSlash = false;
   segments.forEach((segment, i) => {
     const last = i === segments.length - 1;
     if (segment === "**") {
-      if (last) source += needSlash ? "(?:/(?!\\.)[^/]+)*" : "(?:(?!\\.)[^/]+(?:/(?!\\.)[^/]+)*)?";
-      else source += `${needSlash ? "/" : ""}(?:(?!\\.)[^/]+/)*`;
+      if (last) source += needSlash ? `(?:/${guard}[^/]+)*` : `(?:${guard}[^/]+(?:/${guard}[^/]+)*)?`;
+      else source += `${needSlash ? "/" : ""}(?:${guard}[^/]+/)*`;
       needSlash = false;
       return;
     }
-    source += (needSlash ? "/" : "") + segmentSource(segment);
+    source += (needSlash ? "/" : "") + segmentSource(segment, dot);
     needSlash = true;
   });
   return `${source}$`;
 }
 
 /** One path segment: wildcards stay inside it and never match its leading dot. */
-function segmentSource(segment: string): string {
-  let source = segment.startsWith(".") ? "" : "(?!\\.)";
+function segmentSource(segment: string, dot: boolean): string {
+  let source = dot || segment.startsWith(".") ? "" : "(?!\\.)";
   for (let i = 0; i < segment.length; i += 1) {
     const c = segment[i]!;
     if (c === "*") source += "[^/]*";

@@ -57,7 +57,10 @@ export interface BuiltinToolsOptions {
     outputCapBytes?: number;
   };
   grep?: {
-    /** Use ripgrep (`rg`) when it is on PATH (default true); false forces the JS search. */
-    ripgrep?: boolean;
+    /**
+     * `true` (default): ripgrep when an `rg` is on PATH, else the JS search with the same output;
+     * a path: that `rg` executable; `false`: always the JS search.
+     */
+    ripgrep?: boolean | string;
   };
 }

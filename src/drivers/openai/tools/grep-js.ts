@@ -1,0 +1,105 @@
+/**
+ * The grep tool's search without ripgrep, writing what rg writes: `path:line:text` in path order,
+ * hidden files, node_modules, binary files and .gitignore'd paths skipped, links not followed,
+ * long lines cut with rg's marker. The pattern is a JavaScript regular expression.
+ */
+import { constants } from "node:fs";
+import { open, stat } from "node:fs/promises";
+
+import { displayPath } from "./confine.js";
+import { parseRule } from "./gitignore.js";
+import type { GrepQuery, GrepResult } from "./grep-types.js";
+import { LONG_LINE_MARKER, MAX_GREP_COLUMNS, MAX_GREP_LINES } from "./grep-types.js";
+import { looksBinary } from "./files.js";
+import { walk, type WalkState } from "./walk.js";
+
+/** Files larger than this are not searched by the JS search. */
+export const MAX_JS_SEARCH_FILE_BYTES = 32 * 1024 * 1024;
+
+/** The pattern as a JavaScript regular expression, or the reason it is not one. */
+export function compilePattern(pattern: string, ignoreCase: boolean): RegExp | string {
+  const flags = ignoreCase ? "i" : "";
+  try {
+    return new RegExp(pattern, `${flags}u`);
+  } catch {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (error) {
+      return `invalid regular expression: ${(error as Error).message}`;
+    }
+  }
+}
+
+/** Searches `start` (the real path of `query.path`) under `root`. */
+export async function searchWithJs(query: GrepQuery, root: string, start: string, signal: AbortSignal): Promise<GrepResult> {
+  const regex = compilePattern(query.pattern, query.ignoreCase);
+  if (typeof regex === "string") return { lines: [], more: false, error: regex };
+  const accept = globFilter(query.glob);
+  const result: GrepResult = { lines: [], more: false };
+  const state: WalkState = { truncated: false };
+  const files = (await stat(start)).isDirectory() ? walkFiles(root, start, signal, state) : single(start);
+  for await (const file of files) {
+    const rel = displayPath(root, file);
+    if (!accept(rel)) continue;
+    if (!(await searchFile(file, rel, regex, result))) break;
+    if (signal.aborted) return { ...result, error: "cancelled" };
+  }
+  if (state.truncated) result.walkTruncated = true;
+  return result;
+}
+
+async function* single(path: string): AsyncGenerator<string> {
+  yield path;
+}
+
+async function* walkFiles(root: string, start: string, signal: AbortSignal, state: WalkState): AsyncGenerator<string> {
+  for await (const entry of walk(start, { signal, skipHidden: true, gitignore: { root } }, state)) {
+    if (entry.dirent.isFile()) yield entry.path;
+  }
+}
+
+/** rg's `--glob`: gitignore syntax relative to the workspace; `!` excludes, a plain glob is required. */
+function globFilter(glob: string | undefined): (rel: string) => boolean {
+  const rule = glob === undefined ? undefined : parseRule(glob);
+  if (rule === undefined) return () => true;
+  if (!rule.negate) return (rel) => rule.matcher.test(rel);
+  return (rel) => {
+    // An excluded directory excludes everything below it.
+    const parts = rel.split("/");
+    for (let i = 1; i <= parts.length; i += 1) {
+      const isDirectory = i < parts.length;
+      if ((!rule.dirOnly || isDirectory) && rule.matcher.test(parts.slice(0, i).join("/"))) return false;
+    }
+    return true;
+  };
+}
+
+/** Appends the file's matching lines; false once the cap is reached. */
+async function searchFile(path: string, rel: string, regex: RegExp, result: GrepResult): Promise<boolean> {
+  let bytes: Buffer;
+  try {
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile() || info.size > MAX_JS_SEARCH_FILE_BYTES) return true;
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return true; // unreadable: skipped, as rg does with --no-messages
+  }
+  if (looksBinary(bytes)) return true;
+  const lines = bytes.toString("utf8").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  for (const [i, line] of lines.entries()) {
+    if (!regex.test(line)) continue;
+    if (result.lines.length >= MAX_GREP_LINES) {
+      result.more = true;
+      return false;
+    }
+    const shown = line.length > MAX_GREP_COLUMNS ? line.slice(0, MAX_GREP_COLUMNS) + LONG_LINE_MARKER : line;
+    result.lines.push(`${rel}:${i + 1}:${shown}`);
+  }
+  return true;
+}
