@@ -10,14 +10,15 @@ import { fakeDriver, type FakeDriver } from "../../src/testing/index.js";
 const ALL: ResourceSupport = { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } };
 const NONE: ResourceSupport = { instructions: false, hostTools: false, skills: false, mcp: { stdio: false, http: false } };
 
-/** A process-backed fake driver whose descriptor declares `resources`. */
+/** A process-backed fake driver whose descriptor declares `resources` (undefined: no declaration at all). */
 function declaring(resources: ResourceSupport | undefined): FakeDriver {
+  if (resources) return fakeDriver({ process: true, prepare: "ready", resources });
   const inner = fakeDriver({ process: true, prepare: "ready" });
   return {
     ...inner,
     descriptor: () => {
       const { resources: _declared, ...rest } = inner.descriptor();
-      return resources === undefined ? (rest as ReturnType<FakeDriver["descriptor"]>) : { ...rest, resources: structuredClone(resources) };
+      return rest as ReturnType<FakeDriver["descriptor"]>;
     },
   };
 }

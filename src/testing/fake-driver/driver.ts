@@ -4,7 +4,7 @@
  * backpressure are exercised for real.
  */
 import { readFile } from "node:fs/promises";
-import type { Descriptor, Driver, EventSink, HostToolsEndpoint, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
+import type { Descriptor, Driver, ResourceSupport, EventSink, HostToolsEndpoint, InspectResponse, PrepareResponse, ResolvedInput, RunRequest, RunResponse, StandbyHandle, StandbyUse } from "../../driver/types.js";
 import { malformedFrameCode } from "../../driver/malformed-frames.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
@@ -32,6 +32,8 @@ export interface FakeDriverOptions {
   inputs?: Descriptor["inputs"];
   /** The driver's `canUseStandby` answer (default: none, so core's default rule applies). */
   canUseStandby?: (use: StandbyUse) => boolean;
+  /** The resource kinds to declare (default: every kind); the agent refuses the others before launch. */
+  resources?: ResourceSupport;
 }
 
 /** Call counters and live child pids, for assertions. */
@@ -87,6 +89,7 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
     transport: options.process ? "ndjson over stdio" : "in-process",
     features: { ...FAKE_DESCRIPTOR.features, ...(threads ? { resume: "native", fork: "native" } : {}) },
     ...(options.inputs ? { inputs: structuredClone(options.inputs) } : {}),
+    ...(options.resources ? { resources: structuredClone(options.resources) } : {}),
   };
 
   const spawnChild = async (cwd: string): Promise<ProcessHandle> => {
