@@ -19,10 +19,15 @@ export const OPENAI_INSTALL = "npm install openai";
 
 const defaultImporter: OpenAIImporter = () => import("openai");
 
+let loaded: OpenAIClass | undefined;
+
 /** Loads the `openai` package; a missing package is `ExecutableNotFoundError` naming `npm install openai`. */
 export async function loadOpenAI(importer: OpenAIImporter = defaultImporter): Promise<OpenAIClass> {
+  if (importer === defaultImporter && loaded !== undefined) return loaded;
   try {
-    return (await importer()).default;
+    const OpenAIClass = (await importer()).default;
+    if (importer === defaultImporter) loaded = OpenAIClass;
+    return OpenAIClass;
   } catch (cause) {
     throw new ExecutableNotFoundError("openai", "the openai package is not installed", { install: OPENAI_INSTALL, cause });
   }

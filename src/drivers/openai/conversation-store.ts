@@ -1,9 +1,9 @@
 /**
  * Conversations on disk: one JSON file per provider session in the driver's `stateDir`, named by
  * the session id a run returns as `providerSessionId`, so another process resumes it. Written
- * whole after every model request of a turn (temporary file and rename, owner-only), bounded
- * (long tool results cut, large media dropped) and redacted (the driver's secrets never reach
- * the disk). A fork is a copy under a new id.
+ * whole after every batch of tool results and at the turn's end (temporary file and rename,
+ * owner-only), bounded (long tool results cut, large media dropped) and redacted (the driver's
+ * secrets never reach the disk). A fork is a copy under a new id.
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -31,7 +31,9 @@ export function newSessionId(): string {
 export class ConversationStore {
   readonly #dir: string;
   readonly #redactor: Redactor;
+  #made: Promise<unknown> | undefined;
 
+  /** `redactor`: the driver's; a run adds its own secrets (MCP env and header values) to it. */
   constructor(dir: string, redactor: Redactor) {
     this.#dir = dir;
     this.#redactor = redactor;
@@ -59,7 +61,11 @@ export class ConversationStore {
   /** Writes the conversation whole, bounded and redacted, atomically. */
   async save(file: ConversationFile): Promise<void> {
     const path = this.#path(file.id);
-    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    this.#made ??= mkdir(this.#dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+      this.#made = undefined;
+      throw error;
+    });
+    await this.#made;
     const stored: ConversationFile = { ...file, updatedAt: new Date().toISOString(), turns: file.turns.map((t) => this.#boundedTurn(t)) };
     const temp = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     try {

@@ -12,7 +12,7 @@ import type { Policy } from "../../driver/vocabulary.js";
 import { ProviderError } from "../../errors/index.js";
 import type { ProcessHandle } from "../../process/index.js";
 import type { Redactor } from "../../redact/redact.js";
-import type { OpenAIImporter } from "./client.js";
+import { createClient, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
 import {
   configCompatibility,
   configFingerprint,
@@ -59,6 +59,11 @@ class OpenAIDriverImpl implements OpenAIDriver {
   readonly #runs = new Set<AbortController>();
   #started = 0;
   #closed = false;
+  /** The conversations, and the redactor they are written through (runs add their MCP secrets). */
+  readonly #storeRedactor: Redactor;
+  readonly #store: ConversationStore;
+  /** One client per API key value: connections are reused across runs. */
+  readonly #clients = new Map<string, OpenAIClient>();
 
   constructor(config: ResolvedOpenAIConfig, deps: OpenAIDriverDeps) {
     this.#config = config;
@@ -72,6 +77,8 @@ class OpenAIDriverImpl implements OpenAIDriver {
       resources: { instructions: true, hostTools: true, skills: false, mcp: { stdio: true, http: true } },
       configSchema: OPENAI_CONFIG_SCHEMA,
     };
+    this.#storeRedactor = driverRedactor({}, configSecrets(config));
+    this.#store = new ConversationStore(config.stateDir, this.#storeRedactor);
   }
 
   descriptor(): Descriptor {
@@ -103,10 +110,6 @@ class OpenAIDriverImpl implements OpenAIDriver {
     return configSecrets(this.#config);
   }
 
-  #redactor(extra: readonly string[] = []): Redactor {
-    return driverRedactor({}, [...configSecrets(this.#config), ...extra]);
-  }
-
   #refuseClosed(): void {
     if (this.#closed) throw new ProviderError("openai: the driver is closed", { code: "driver_closed", phase: "before_delivery" });
   }
@@ -129,12 +132,15 @@ class OpenAIDriverImpl implements OpenAIDriver {
     this.#runs.add(controller);
     const runSignal = AbortSignal.any([signal, controller.signal]);
     const mcpSecrets = request.resources.mcp.flatMap((s) => Object.values("command" in s ? (s.env ?? {}) : (s.headers ?? {})));
+    for (const secret of mcpSecrets) this.#storeRedactor.addSecret(secret);
     try {
       return await runOpenAITurn(request, sink, runSignal, {
         config: this.#config,
         importer: this.#deps.importer,
-        redactor: this.#redactor(mcpSecrets),
-        store: new ConversationStore(this.#config.stateDir, this.#redactor(mcpSecrets)),
+        // The driver's secrets and every run's MCP credentials (added above).
+        redactor: this.#storeRedactor,
+        store: this.#store,
+        client: (OpenAIClass, apiKey) => this.#client(OpenAIClass, apiKey),
         queues,
         allowedFor: (id) => this.#allowedFor(id),
         onSpawn: (child) => this.#track(child),
@@ -143,6 +149,13 @@ class OpenAIDriverImpl implements OpenAIDriver {
       this.#runs.delete(controller);
       if (this.#queues.get(request.runId) === queues) this.#queues.delete(request.runId);
     }
+  }
+
+  #client(OpenAIClass: OpenAIClass, apiKey: string | undefined): OpenAIClient {
+    const key = apiKey ?? "";
+    let client = this.#clients.get(key);
+    if (client === undefined) this.#clients.set(key, (client = createClient(OpenAIClass, this.#config, apiKey)));
+    return client;
   }
 
   #allowedFor(sessionId: string): Set<string> {

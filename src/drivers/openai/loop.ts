@@ -4,7 +4,8 @@
  * turn; a follow-up runs when the turn would otherwise end. A model request that fails with a
  * retryable error (429, 5xx, a lost connection) before any of its output was delivered is sent
  * again after a backoff (the server's `retry-after` when it gives one); once output went out it
- * never is. The conversation is saved after every model request and every batch of tool results.
+ * never is. The conversation is saved after every batch of tool results and when the turn ends
+ * (however it ends).
  */
 import { abortableDelay } from "../../driver/kit/delay.js";
 import type { OrderedEmitter } from "../../driver/kit/emit-chain.js";
@@ -106,7 +107,6 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
     const answer = await modelRequest(ctx, step);
     ctx.turn.messages.push({ role: "assistant", text: answer.text, ...(answer.reasoning !== "" ? { reasoning: answer.reasoning } : {}), toolCalls: answer.toolCalls, model: ctx.base.model });
     if (answer.text !== "") text = answer.text;
-    await ctx.save();
     if (answer.toolCalls.length > 0) {
       const batch = await runToolCalls(answer.toolCalls, { ...ctx.tools, emit: ctx.emitter.emit, signal: ctx.signal });
       ctx.turn.messages.push(...batch.results);

@@ -10,7 +10,7 @@ import type { McpServerConfig } from "../../driver/vocabulary.js";
 import { AuthRequiredError, ConfigError } from "../../errors/index.js";
 import type { ProcessHandle } from "../../process/index.js";
 import type { Redactor } from "../../redact/redact.js";
-import { createClient, loadOpenAI, type OpenAIImporter } from "./client.js";
+import { loadOpenAI, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
 import { readApiKey, type ResolvedOpenAIConfig } from "./config.js";
 import type { ConversationFile, ConversationTurn } from "./conversation.js";
 import { ConversationStore, newSessionId } from "./conversation-store.js";
@@ -32,6 +32,8 @@ export interface RunContext {
   importer: OpenAIImporter | undefined;
   redactor: Redactor;
   store: ConversationStore;
+  /** The client for this key (reused across runs). */
+  client(OpenAIClass: OpenAIClass, apiKey: string | undefined): OpenAIClient;
   queues: RunQueues;
   /** Approval kinds allowed for a conversation's rest ("allow always"), by session id. */
   allowedFor(sessionId: string): Set<string>;
@@ -90,7 +92,10 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
   const emitter = new OrderedEmitter(sink);
   const { model, apiKey } = preflight(request, config);
   const OpenAIClass = await loadOpenAI(ctx.importer);
-  if (apiKey !== undefined) request.registerSecret(apiKey);
+  if (apiKey !== undefined) {
+    request.registerSecret(apiKey);
+    ctx.redactor.addSecret(apiKey);
+  }
   const conversation = await openConversation(request, ctx.store);
   const turn = newTurn(request, conversation, model);
   const previous = conversation.turns;
@@ -118,7 +123,7 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
     };
     const result = await runLoop({
-      client: createClient(OpenAIClass, config, apiKey),
+      client: ctx.client(OpenAIClass, apiKey),
       wire: config.api === "responses" ? responsesApi : chatApi,
       config,
       emitter,
