@@ -11,7 +11,7 @@ import type { RunRequest } from "../../driver/types.js";
 import type { ApprovalDecision, ApprovalOption, Question } from "../../events/types.js";
 import type { StreamJsonDialect } from "./dialect.js";
 import type { StreamJsonProcess } from "./process.js";
-import { QUESTION_TOOL, approvalKind, toolTitle } from "./tools.js";
+import { QUESTION_TOOL, approvalKind, effectiveTool, toolTitle } from "./tools.js";
 import type { TurnMapper } from "./turn.js";
 import { isObject, str, type CanUseToolRequest, type Json } from "./wire.js";
 
@@ -115,7 +115,8 @@ export class PermissionBroker {
   }
 
   async #approval(requestId: string, ask: CanUseToolRequest, input: Json): Promise<void> {
-    const name = ask.tool_name;
+    // The tool the call runs (CodeBuddy's DeferExecuteTool runs an MCP tool); `input` stays as the CLI sent it.
+    const name = effectiveTool(ask.tool_name, input).name;
     const approval: ApprovalRequest = {
       requestId,
       kind: approvalKind(name),
@@ -205,7 +206,8 @@ export class PermissionBroker {
 
 /** "Tool: detail", plus the CLI's own wording of the request when it says more. */
 function summaryOf(ask: CanUseToolRequest, input: Json): string {
-  const title = toolTitle(ask.tool_name, input);
+  const target = effectiveTool(ask.tool_name, input);
+  const title = toolTitle(target.name, target.input);
   const said = ask.description ?? ask.title;
   return said && !title.includes(said) ? `${title} (${said})` : title;
 }

@@ -188,6 +188,27 @@ for (const dialect of ["claude", "codebuddy"] as FakeDialect[]) {
       expect(link.opened.map((e) => e.closed)).toEqual([1, 1]);
     });
 
+    it("host tools on a thread's warm writer: the next turn binds the writer's endpoint, no second one is opened", async () => {
+      const driver = make();
+      const link = fakeLink();
+      const resources = { tools: [], skills: [], mcp: [] };
+      const first = await runDirect(driver, request({ resources, hostTools: link, keepWarm: true, thread: { id: "t1" } }));
+      expect(first.error).toBeUndefined();
+      const writer = first.response!.writer!;
+      expect(writer).toBeDefined();
+      expect(link.opened).toHaveLength(1);
+      const session = first.response!.providerSessionId!;
+      const second = await runDirect(driver, request({ resources, hostTools: link, standby: writer, keepWarm: true, thread: { id: "t1", providerSessionId: session } }));
+      expect(second.error).toBeUndefined();
+      expect(link.opened).toHaveLength(1);
+      expect(link.bound).toEqual([link.opened[0]]);
+      // The process (kept warm again) still holds its endpoint; it goes with the process.
+      expect(link.opened[0]!.closed).toBe(0);
+      await second.response!.writer!.close();
+      expect(link.opened[0]!.closed).toBe(1);
+      await driver.close();
+    });
+
     it("inspect() starts no MCP server, the user's included, and says so in the mcp panel", async () => {
       const driver = make({ userMcpServers: true });
       const before = (await fake.log()).length;
