@@ -6,6 +6,7 @@
  * launch where it does not; the secret never shows in any process's argv, the events or errors.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
@@ -127,7 +128,7 @@ for (const c of cases) {
     if (c.stdio) it("a stdio MCP server offered on session/new: the model calls its tool and sees the answer; its env secret stays out of argv and events", async () => {
       await withRealCli(c.cli, () => script(c), async (ctx) => {
         const driver = c.driver(ctx);
-        expect(driver.descriptor().resources).toEqual({ instructions: c.instructions, hostTools: true, skills: false, mcp: { stdio: true, http: "advertised" } });
+        expect(driver.descriptor().resources).toEqual({ instructions: c.instructions, hostTools: true, skills: c.cli === "claude-agent-acp", mcp: { stdio: true, http: "advertised" } });
         const agent = createAgent(driver, {
           workspace: ctx.workspace,
           mcp: [{ name: "echo", command: process.execPath, args: [ECHO_SERVER], env: { ECHO_SECRET: ENV_CANARY } }],
@@ -321,6 +322,39 @@ describeRealCli("codex-acp", () => {
         await agent.close();
       }
       expect(driver.processes().live).toEqual([]);
+    });
+  });
+});
+
+describeRealCli("claude-agent-acp", () => {
+  it("a skill reaches Claude Code as a plugin in a directory the process owns, removed when it retires", async () => {
+    const skillScript: RealCliScript = { turns: [{ match: { lastUserTextContains: "which skills" }, reply: { text: "Some." } }] };
+    await withRealCli("claude-agent-acp", () => skillScript, async (ctx) => {
+      const claudeCase = cases.find((c) => c.cli === "claude-agent-acp")!;
+      const driver = claudeCase.driver(ctx);
+      expect(driver.descriptor().resources.skills).toBe(true);
+      const ownDirs = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("agent-adaptor-acp-")));
+      const before = ownDirs();
+      const agent = createAgent(driver, {
+        workspace: ctx.workspace,
+        skills: [
+          {
+            name: "lighthouse-lore",
+            description: "Facts about lighthouses (acp-skill-marker-93)",
+            files: { "SKILL.md": "---\nname: lighthouse-lore\ndescription: Facts about lighthouses (acp-skill-marker-93)\n---\nThe lamp is lit at dusk.\n" },
+          },
+        ],
+      });
+      try {
+        const result = await agent.run("Please tell me which skills you have");
+        expect(result.text).toContain("Some.");
+        const turns = modelTurns(ctx.server.requests);
+        expect(JSON.stringify(turns[0]!.body)).toContain("acp-skill-marker-93");
+      } finally {
+        await agent.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+      expect([...ownDirs()].filter((name) => !before.has(name))).toEqual([]);
     });
   });
 });

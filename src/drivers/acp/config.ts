@@ -82,6 +82,8 @@ export interface AcpLoadQuirks {
    * override at launch (codex-acp).
    */
   instructions?: AcpInstructionsRoute;
+  /** How the agent takes skills (absent: it has none, and they are refused): `claude_plugin` — a plugin named in `_meta.claudeCode.options.plugins` (claude-agent-acp). */
+  skills?: "claude_plugin";
   /** False when the agent rejects stdio MCP servers on a session request (Copilot CLI takes HTTP/SSE only). Default true. */
   stdioMcp?: boolean;
 }
@@ -165,6 +167,7 @@ const acpConfigSchema = z.strictObject({
       replayTrailsLoad: z.boolean().optional(),
       instructions: z.enum(["session_meta_system_prompt", "codex_developer_instructions"]).optional(),
       stdioMcp: z.boolean().optional(),
+      skills: z.literal("claude_plugin").optional(),
     } satisfies Record<keyof (AcpPresetTraits & AcpLoadQuirks), z.ZodType>)
     .optional(),
 } satisfies Record<keyof AcpConfig, z.ZodType>);

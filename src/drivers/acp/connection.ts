@@ -23,6 +23,7 @@ import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
 import { evidenceClock } from "../../driver/kit/evidence.js";
 import type { ResolvedAcpConfig } from "./config.js";
 import type { HostToolsEndpoint } from "../../driver/types.js";
+import type { SkillsPlugin } from "./skills-plugin.js";
 import { errorText, isObject, stderrExcerpt, type Json } from "../../driver/json.js";
 
 /**
@@ -95,6 +96,8 @@ export class AcpConnection extends ProcessConnection {
   readonly cancelledSessions = new Set<string>();
   /** This process's way into the agent's host-tools server, once opened; closed when the process retires. */
   #hostTools: HostToolsEndpoint | undefined;
+  /** The skills plugin this process's sessions were offered, once written; removed when the process retires. */
+  #skillsPlugin: SkillsPlugin | undefined;
 
   private constructor(proc: ProcessHandle, config: ResolvedAcpConfig, redactor: Redactor) {
     super(proc);
@@ -238,6 +241,17 @@ export class AcpConnection extends ProcessConnection {
     if (this.#hostTools !== undefined && this.#hostTools !== endpoint) void this.#hostTools.close().catch(() => undefined);
     this.#hostTools = endpoint;
     if (!this.alive) void this.exited.then(() => endpoint.close()).catch(() => undefined);
+  }
+
+  /** The skills plugin this process's sessions were (or will be) offered, if one was written. */
+  get skillsPlugin(): SkillsPlugin | undefined {
+    return this.#skillsPlugin;
+  }
+
+  /** Keeps `plugin` with this process, to be removed when it retires (at once if it already is retiring). */
+  adoptSkillsPlugin(plugin: SkillsPlugin): void {
+    this.#skillsPlugin = plugin;
+    if (!this.alive) void this.exited.then(() => plugin.remove());
   }
 
   /** Binds a run's handlers; returns the unbind function. Pending notices are flushed to it. */
@@ -433,7 +447,7 @@ export class AcpConnection extends ProcessConnection {
     }
     await this.process.stop({ graceMs: this.#escalated ? STOP_ESCALATION.termGraceMs : 1500 });
     // Revoked only once the agent (and its MCP clients) are gone.
-    await this.#hostTools?.close().catch(() => undefined);
+    await Promise.all([this.#hostTools?.close().catch(() => undefined), this.#skillsPlugin?.remove()]);
   }
 }
 

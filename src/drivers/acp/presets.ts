@@ -262,6 +262,7 @@ export function claudeAcp(options: AcpPresetOptions = {}): AcpDriver {
     fork: true,
     phantomTurnAfterCancel: true,
     instructions: "session_meta_system_prompt",
+    skills: "claude_plugin",
   });
 }
 

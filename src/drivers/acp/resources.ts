@@ -1,8 +1,8 @@
 /**
  * Which resources an ACP agent takes, and how. ACP itself carries MCP servers (`mcpServers` on
  * every session request: stdio always, HTTP when the agent advertises it); host tools ride on that
- * as one more MCP server. Instructions and skills have no ACP surface: a preset delivers
- * instructions only through its agent's own mechanism, and no preset delivers skills.
+ * as one more MCP server. Instructions and skills have no ACP surface: a preset delivers them only
+ * through its agent's own mechanism (claude-agent-acp: `_meta`; codex-acp: a config override).
  */
 import type { ResolvedResources, ResourceSupport } from "../../driver/types.js";
 import type { AcpLoadQuirks } from "./config.js";
@@ -15,17 +15,22 @@ export function acpResourceSupport(traits: AcpLoadQuirks): ResourceSupport {
   return {
     instructions: traits.instructions !== undefined,
     hostTools: true,
-    skills: false,
+    skills: traits.skills !== undefined,
     mcp: { stdio: traits.stdioMcp !== false, http: "advertised" },
   };
 }
 
-/** `_meta` for every session request (`session/new`, `/load`, `/resume`, `/fork`), when the agent takes instructions there. */
-export function sessionMeta(resources: Pick<ResolvedResources, "instructions">, traits: AcpLoadQuirks): Record<string, unknown> | undefined {
+/**
+ * `_meta` for every session request (`session/new`, `/load`, `/resume`, `/fork`): the
+ * instructions and the skills plugin, where the agent takes them there (claude-agent-acp).
+ */
+export function sessionMeta(resources: Pick<ResolvedResources, "instructions">, traits: AcpLoadQuirks, skillsPlugin?: string): Record<string, unknown> | undefined {
+  const meta: Record<string, unknown> = {};
   const instructions = resources.instructions;
-  if (instructions === undefined || instructions === "" || traits.instructions !== "session_meta_system_prompt") return undefined;
   // claude-agent-acp appends it to Claude Code's own system prompt (which keeps its tool guidance).
-  return { systemPrompt: { append: instructions } };
+  if (instructions !== undefined && instructions !== "" && traits.instructions === "session_meta_system_prompt") meta.systemPrompt = { append: instructions };
+  if (skillsPlugin !== undefined && traits.skills === "claude_plugin") meta.claudeCode = { options: { plugins: [{ type: "local", path: skillsPlugin }] } };
+  return Object.keys(meta).length > 0 ? meta : undefined;
 }
 
 /** Launch arguments that carry instructions, when the agent takes them at launch. */

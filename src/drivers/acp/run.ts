@@ -23,6 +23,7 @@ import { readTextFile, writeTextFile } from "./fs-bridge.js";
 import { PermissionDesk } from "./permissions.js";
 import { promptBlocks } from "./prompt-blocks.js";
 import { sessionMeta } from "./resources.js";
+import { writeSkillsPlugin, type SkillsPlugin } from "./skills-plugin.js";
 import { bindSession, mcpServers, type BoundSession } from "./session.js";
 import { runPromptTurn } from "./turn.js";
 import { TurnWatchdogs } from "./watchdogs.js";
@@ -94,7 +95,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     const hostTools = await hostToolsEndpoint(request, connection);
     const mcp = mcpServers(request, transports, driverId, hostTools);
     mapper.mcpServers = mcp.map((server) => server.name);
-    const meta = sessionMeta(request.resources, traits);
+    const meta = sessionMeta(request.resources, traits, (await skillsPlugin(request, connection, traits))?.path);
     const session = warm
       ? await continueSession(loaded, emit)
       : await bindSession({ request, caps, traits, driverId, mcp, ...(meta !== undefined ? { meta } : {}), sessionsCreated: context.sessionsCreated, mapper, config, emit, drained, send, signal });
@@ -142,6 +143,16 @@ async function hostToolsEndpoint(request: Pick<RunRequest, "hostTools">, connect
   const opened = await link.open();
   connection.adoptHostTools(opened);
   return opened;
+}
+
+/** The process's skills plugin, written once for the agent's skills where the preset delivers them that way. */
+async function skillsPlugin(request: Pick<RunRequest, "resources">, connection: AcpConnection, traits: AcpLoadQuirks): Promise<SkillsPlugin | undefined> {
+  if (traits.skills !== "claude_plugin" || request.resources.skills.length === 0) return undefined;
+  const kept = connection.skillsPlugin;
+  if (kept !== undefined) return kept;
+  const written = await writeSkillsPlugin(request.resources.skills);
+  connection.adoptSkillsPlugin(written);
+  return written;
 }
 
 /** A warm writer's session is open on its process already: the turn goes straight to `session/prompt`. */

@@ -272,6 +272,7 @@ describe("resources per preset", () => {
     expect(acpResourceSupport({})).toEqual({ instructions: false, hostTools: true, skills: false, mcp: { stdio: true, http: "advertised" } });
     expect(acpResourceSupport({ stdioMcp: false }).mcp).toEqual({ stdio: false, http: "advertised" });
     expect(acpResourceSupport({ instructions: "session_meta_system_prompt" }).instructions).toBe(true);
+    expect(acpResourceSupport({ skills: "claude_plugin" }).skills).toBe(true);
   });
 
   it("carries instructions by the preset's route only", () => {
@@ -279,6 +280,8 @@ describe("resources per preset", () => {
     expect(sessionMeta(resources, { instructions: "session_meta_system_prompt" })).toEqual({ systemPrompt: { append: "Be brief." } });
     expect(sessionMeta(resources, { instructions: "codex_developer_instructions" })).toBeUndefined();
     expect(sessionMeta({}, { instructions: "session_meta_system_prompt" })).toBeUndefined();
+    expect(sessionMeta({}, { skills: "claude_plugin" }, "/plugin")).toEqual({ claudeCode: { options: { plugins: [{ type: "local", path: "/plugin" }] } } });
+    expect(sessionMeta({}, {}, "/plugin")).toBeUndefined();
     expect(instructionArgs(resources, { instructions: "codex_developer_instructions" })).toEqual(["-c", 'developer_instructions="Be brief."']);
     expect(instructionArgs(resources, {})).toEqual([]);
   });
