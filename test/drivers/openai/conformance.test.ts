@@ -53,6 +53,7 @@ for (const api of ["chat", "responses"] as const) {
       conversationDirs: [stateDir],
       mcpServers: true,
       canary: { secret: CANARY_KEY, makeDriver: () => make({ apiKeyEnv: "OAI_CONFORMANCE_CANARY_KEY" }), prompts: ["LEAK now"] },
+      resources: { received: () => JSON.stringify(server!.requests.map((r) => r.body)) },
     });
   });
 }

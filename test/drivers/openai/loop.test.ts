@@ -203,6 +203,39 @@ for (const api of ["chat", "responses"] as const) {
       }
     });
 
+    it("calls a host tool through the agent's loopback MCP server: the handler runs, the model sees its result", async () => {
+      const baseURL = await serve({
+        turns: [
+          { reply: { toolCalls: [{ id: "h1", name: "mcp__host__lookup", arguments: { id: 42 } }] } },
+          { match: { toolResultFor: "h1" }, reply: { text: "found Ada" } },
+        ],
+      });
+      const seen: { args: unknown; runId: string }[] = [];
+      const lookup = {
+        name: "lookup",
+        description: "Looks a record up",
+        inputSchema: { type: "object", properties: { id: { type: "number" } }, required: ["id"] },
+        handler: (args: Record<string, unknown>, context: { runId: string }) => {
+          seen.push({ args, runId: context.runId });
+          return { id: args.id, name: "Ada" };
+        },
+      };
+      const agent = createAgent(driverFor(api, baseURL), { workspace, tools: [lookup] });
+      try {
+        const stream = agent.stream("who is 42?");
+        const events = await collect(stream);
+        expect((await stream.result).text).toBe("found Ada");
+        expect(seen).toEqual([{ args: { id: 42 }, runId: stream.runId }]);
+        const started = events.find((e) => e.type === "tool.started");
+        expect(started).toMatchObject({ kind: "mcp", mcp: { server: "host", tool: "lookup" } });
+        const result = server!.requests[1]!.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
+        expect(result).toMatchObject({ callId: "h1", text: expect.stringContaining("Ada") });
+        expect(server!.requests[0]!.tools).toContain("mcp__host__lookup");
+      } finally {
+        await agent.close();
+      }
+    });
+
     it("answers an unknown tool and invalid arguments with a tool error the model sees", async () => {
       const baseURL = await serve({
         turns: [
