@@ -209,6 +209,20 @@ for (const dialect of ["claude", "codebuddy"] as FakeDialect[]) {
       await driver.close();
     });
 
+    it("a CLI without a login is not kept as the standby (its endpoint closes with it)", async () => {
+      const driver = make({ env: { FAKE_CLI_SCENARIO: "auth-missing", ANTHROPIC_API_KEY: undefined, CODEBUDDY_API_KEY: undefined } });
+      const link = fakeLink();
+      const prepared = await driver.prepare(
+        { workspace: fake.workspace, resources: { tools: [], skills: [], mcp: [] }, policy: {}, signature: "s", hostTools: link },
+        new AbortController().signal,
+      );
+      expect(prepared.inspection.auth).toMatchObject({ status: "unavailable", reason: { code: "auth_required" } });
+      expect(prepared.process).toBe("transient");
+      expect(prepared.standby).toBeUndefined();
+      await driver.close();
+      expect(link.opened.map((e) => e.closed)).toEqual([1]);
+    });
+
     it("inspect() starts no MCP server, the user's included, and says so in the mcp panel", async () => {
       const driver = make({ userMcpServers: true });
       const before = (await fake.log()).length;
