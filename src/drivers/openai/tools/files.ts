@@ -75,6 +75,7 @@ export function reason(error: unknown): string {
     case "EISDIR":
       return "it is a directory";
     case "ENOTDIR":
+    case "EEXIST":
       return "a component of the path is not a directory";
     case "ENOSPC":
       return "no space left on the device";

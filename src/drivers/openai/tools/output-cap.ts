@@ -34,10 +34,13 @@ export class CappedOutput {
   }
 
   text(): string {
-    const head = Buffer.concat(this.#head, this.#headBytes);
+    let head = Buffer.concat(this.#head, this.#headBytes);
     if (!this.#tail.truncated) return Buffer.concat([head, this.#tail.bytes()]).toString("utf8");
+    // Both ends keep whole lines (the tail buffer drops its cut first line itself).
+    const lastNewline = head.lastIndexOf(0x0a);
+    if (lastNewline >= 0) head = head.subarray(0, lastNewline + 1);
     const tail = this.#tail.text();
-    const omitted = this.#total - this.#headBytes - Buffer.byteLength(tail);
+    const omitted = this.#total - head.length - Buffer.byteLength(tail);
     const headText = head.toString("utf8");
     return `${headText}${headText.endsWith("\n") ? "" : "\n"}[... ${omitted} bytes of output omitted ...]\n${tail}`;
   }

@@ -80,6 +80,8 @@ describe("write", () => {
     await mkdir(join(workspace, "dir"));
     expect((await call(writeTool, workspace, { path: "dir", content: "" })).output).toBe("dir is a directory");
     expect((await call(writeTool, workspace, { path: "a" })).output).toMatch(/^invalid arguments for write: content:/);
+    await writeFile(join(workspace, "file.txt"), "x");
+    expect((await call(writeTool, workspace, { path: "file.txt/new.txt", content: "" })).output).toBe("cannot write file.txt/new.txt: a component of the path is not a directory");
   });
 });
 
