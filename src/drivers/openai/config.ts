@@ -21,6 +21,8 @@ export interface OpenAIToolsConfig {
   /** Of the built-in tools, only these (by name). Default: all. */
   only?: readonly string[];
   bash?: { timeoutMs?: number; outputCapBytes?: number };
+  /** `ripgrep: false` forces the JS search of the grep tool (default: ripgrep when on PATH). */
+  grep?: { ripgrep?: boolean };
 }
 
 /** How `openai()` reaches the model and runs its loop. */
@@ -63,6 +65,7 @@ const toolsSchema = z.strictObject({
   builtin: z.boolean().optional(),
   only: z.array(nonEmptyString).optional(),
   bash: z.strictObject({ timeoutMs: z.number().int().positive().optional(), outputCapBytes: z.number().int().positive().optional() }).optional(),
+  grep: z.strictObject({ ripgrep: z.boolean().optional() }).optional(),
 } satisfies Record<keyof OpenAIToolsConfig, z.ZodType>);
 
 const configSchema = z.strictObject({
@@ -103,7 +106,7 @@ export interface ResolvedOpenAIConfig {
   temperature?: number;
   contextWindow?: number;
   audioInput: boolean;
-  tools: { builtin: boolean; only?: string[]; bash: { timeoutMs?: number; outputCapBytes?: number } };
+  tools: { builtin: boolean; only?: string[]; bash: { timeoutMs?: number; outputCapBytes?: number }; grep: { ripgrep?: boolean } };
 }
 
 /** The default conversation directory: `~/.agent-adaptor/openai`. */
@@ -124,7 +127,7 @@ export function resolveOpenAIConfig(config: OpenAIConfig): ResolvedOpenAIConfig 
     requestTimeoutMs: c.requestTimeoutMs ?? 600_000,
     maxSteps: c.maxSteps ?? 100,
     audioInput: c.audioInput ?? false,
-    tools: { builtin: c.tools?.builtin ?? true, bash: { ...(c.tools?.bash ?? {}) } },
+    tools: { builtin: c.tools?.builtin ?? true, bash: { ...(c.tools?.bash ?? {}) }, grep: { ...(c.tools?.grep ?? {}) } },
   };
   if (c.tools?.only !== undefined) resolved.tools.only = [...c.tools.only];
   for (const key of ["apiKeyEnv", "model", "effort", "maxOutputTokens", "temperature", "contextWindow"] as const) {

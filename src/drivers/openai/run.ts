@@ -77,7 +77,7 @@ async function openTools(request: RunRequest, ctx: RunContext, signal: AbortSign
   if (endpoint !== undefined) servers.push({ name: endpoint.http.name, url: endpoint.http.url, headers: { ...endpoint.http.headers } });
   try {
     const mcp = servers.length > 0 ? await McpServers.open(servers, { cwd: request.workspace, redactor: ctx.redactor, onSpawn: ctx.onSpawn }, signal) : undefined;
-    const builtins = ctx.config.tools.builtin ? allowedBuiltins(builtinTools({ bash: ctx.config.tools.bash }), ctx.config.tools.only, request.policy) : [];
+    const builtins = ctx.config.tools.builtin ? allowedBuiltins(builtinTools({ bash: ctx.config.tools.bash, grep: ctx.config.tools.grep }), ctx.config.tools.only, request.policy) : [];
     return { toolbox: new Toolbox(builtins, mcp), ...(endpoint !== undefined ? { endpoint } : {}) };
   } catch (error) {
     await endpoint?.close().catch(() => {});
