@@ -4,7 +4,7 @@
  * (test/drivers/pi/lane-results.json, written by the lane when PI_LANE_RECORD=1). A capability the
  * recorded run did not prove is listed as not proven, never assumed.
  *
- *   PI_LANE_RECORD=1 npx vitest run test/drivers/pi/real-cli.test.ts
+ *   PI_LANE_RECORD=1 npx vitest run --no-file-parallelism test/drivers/pi/real-cli.test.ts test/drivers/pi/resources-real-cli.test.ts
  *   node scripts/pi-capabilities.mjs [--write | --check]
  *
  * Without a flag it prints the block; `--write` replaces the block between the markers in the
@@ -35,6 +35,10 @@ const EXPECTED = [
   "fork",
   "inputs",
   "model check",
+  "instructions",
+  "skills",
+  "host tools",
+  "MCP servers",
 ];
 
 const cell = (text) => String(text).replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -49,7 +53,7 @@ export function render(results) {
     return row === undefined ? [capability, "**not proven** in the recorded lane run", "—"] : [capability, row.support, row.evidence];
   });
   const table = [line(["capability", "support", "what the lane observed"]), line(["---", "---", "---"]), ...rows.map(line)].join("\n");
-  const stamp = `Recorded by the real-CLI lane (test/drivers/pi/real-cli.test.ts) on ${results.date}: Pi ${results.pi}, Node ${results.node}, ${results.platform}, against the scripted model server's Chat Completions dialect.`;
+  const stamp = `Recorded by the real-CLI lane (test/drivers/pi/real-cli.test.ts, resources-real-cli.test.ts) on ${results.date}: Pi ${results.pi}, Node ${results.node}, ${results.platform}, against the scripted model server's Chat Completions dialect.`;
   return `${START}\n${table}\n\n${stamp}\n${END}`;
 }
 

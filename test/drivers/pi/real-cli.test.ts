@@ -28,7 +28,7 @@ import { capturedTexts, describeRealCli } from "../../real-cli/helpers.js";
 import { laneEnv, PNG_1X1 } from "../real-lane.js";
 import { PiLaneRecorder } from "./lane-record.js";
 
-const lane = new PiLaneRecorder();
+const lane = new PiLaneRecorder(["inspect", "prepare", "streaming", "usage", "tools", "cancel", "steer", "follow-up", "resume", "resume in a second OS process", "fork", "inputs", "model check"]);
 afterAll(() => lane.writeIfRequested());
 
 const execFileAsync = promisify(execFile);
@@ -126,7 +126,7 @@ describeRealCli("pi", () => {
       for (const pid of pids) expect(groupAlive(pid)).toBe(false);
       lane.proved(
         "inspect",
-        "`get_state` (configuration: model, provider, thinking level), `get_available_models` (models with input modalities, context window, efforts; auth), `get_commands`; skills, MCP, quota and profile `unsupported`",
+        "`get_state` (configuration: model, provider, thinking level), `get_available_models` (models with input modalities, context window, efforts; auth), `get_commands` (commands, and the skills panel from its `skill:<name>` entries); MCP (Pi has none: the agent's servers are connected by the driver's extension in a run's process only), quota and profile `unsupported`",
         "models, configuration, auth and commands `observed` with evidence naming the Pi method; the bound model listed with text and image input; no model request sent",
       );
       lane.proved(

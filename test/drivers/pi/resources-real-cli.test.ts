@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 
 import { createAgent } from "../../../src/agent/agent.js";
 import { pi, type PiConfig } from "../../../src/drivers/pi/index.js";
@@ -19,7 +19,11 @@ import { SCRIPTED_KEY_ENV } from "../../../src/testing/real-cli/settings.js";
 import { withRealCli, type RealCliContext } from "../../../src/testing/real-cli/index.js";
 import { capturedTexts, describeRealCli } from "../../real-cli/helpers.js";
 import { laneEnv } from "../real-lane.js";
+import { PiLaneRecorder } from "./lane-record.js";
 import { startMcpHttpServer } from "./mcp-http-server.js";
+
+const lane = new PiLaneRecorder(["instructions", "skills", "host tools", "MCP servers"]);
+afterAll(() => lane.writeIfRequested());
 
 const canaryServer = fileURLToPath(new URL("./fixtures/canary-mcp-server.mjs", import.meta.url));
 
@@ -67,6 +71,9 @@ function skillLocation(system: string, name: string): string | undefined {
   return match?.[1];
 }
 
+/** Set when the host-tool round trip test passed; the cancel test then records the capability. */
+let hostToolsServed = false;
+
 const SKILL_BODY = "When asked for the lane word, answer PI-SKILL-BODY-7311.";
 
 describeRealCli("pi", () => {
@@ -104,6 +111,13 @@ describeRealCli("pi", () => {
         expect(second.text).toBe("Skill loaded.");
         const user = capturedTexts(modelRequests(ctx)[1]!.messages, "user").join("\n");
         expect(user).toContain(SKILL_BODY);
+        lane.version(ctx.version);
+        lane.proved("instructions", "appended to Pi's system prompt on every prompt by the driver's extension (`before_agent_start`); Pi's own `APPEND_SYSTEM.md` still applies", "the model request's system prompt held the agent's instructions");
+        lane.proved(
+          "skills",
+          "native: materialized into a 0700 directory the process owns and loaded with `--skill <dir>` (listed in Pi's system prompt and as `skill:<name>` commands); removed when the process exits",
+          "`inspect()` listed the skill (from `get_commands`); the system prompt named it with its description and a location outside the workspace, gone once the run's process retired; `/skill:<name>` sent its body to the model",
+        );
       } finally {
         await agent.close();
       }
@@ -169,6 +183,11 @@ describeRealCli("pi", () => {
             expect(JSON.stringify(events)).not.toContain(canary);
             expect(JSON.stringify(inspection)).not.toContain(canary);
           }
+          lane.proved(
+            "MCP servers",
+            "stdio and Streamable HTTP, through the driver's extension (an MCP client in Pi registering each tool as `mcp__<server>__<tool>`); `env`/`headers` values in a 0600 file named in Pi's environment, never on its command line; `inspect()` starts none",
+            "the scripted model called a stdio and an HTTP server's tools and both results reached the model; `tool.started` kind `mcp` with server and tool; the stdio server's secret env value and the HTTP bearer token were on no argument Pi was started with, in no event and no inspection; the stdio server was gone after `close()`",
+          );
           await agent.close();
           const [mcpPid] = (await readFile(starts, "utf8")).trim().split("\n").map(Number);
           await expect.poll(() => alive(mcpPid!)).toBe(false);
@@ -242,6 +261,7 @@ describeRealCli("pi", () => {
         expect(lookupAsk!.tools).toContain("mcp__host__lookup");
         expect(lookupAsk!.tools).not.toContain("mcp__host__per_request");
         expect(lookupAnswer!.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result")).toMatchObject({ text: "value-for-alpha" });
+        hostToolsServed = true;
       } finally {
         await agent.close();
       }
@@ -289,6 +309,39 @@ describeRealCli("pi", () => {
         expect(events.at(-1)?.type).toBe("run.cancelled");
         expect(events.find((e) => e.type === "tool.completed")).toMatchObject({ status: "cancelled" });
         expect(driver.processes().live).toEqual([]);
+        if (hostToolsServed) {
+          lane.proved(
+            "host tools",
+            "the agent's loopback MCP server (Streamable HTTP, one endpoint and bearer token per Pi process) through the driver's extension, tools named `mcp__host__<tool>`; a run's services are listed again before its prompt, so a prepared standby serves them; a cancel aborts the handler",
+            "the scripted model called a host tool and a run's service: each handler ran with the model's arguments and the run's id, its result reached the model; the service ran on the prepared standby (one Pi started) and was not offered to the next run; a cancel during a host tool call aborted the handler's signal and ended the run `run.cancelled` once with no Pi left",
+          );
+        }
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+
+  it("a run with services on a standby prepared without host tools is served by a Pi that offers them", async () => {
+    const script = {
+      turns: [
+        { match: { lastUserTextContains: "Count it" }, reply: { toolCalls: [{ id: "call_count", name: "mcp__host__count", arguments: {} }] } },
+        { match: { toolResultFor: "call_count" }, reply: { text: "Counted." } },
+      ],
+    };
+    await withRealCli("pi", script, async (ctx) => {
+      const driver = pi(configFor(ctx));
+      const agent = createAgent(driver, { workspace: ctx.workspace });
+      let calls = 0;
+      try {
+        await agent.prepare();
+        const result = await agent.run("Count it", {
+          services: [{ name: "count", description: "Counts a call", inputSchema: { type: "object", properties: {} }, handler: () => String(++calls) }],
+        });
+        expect(result.text).toBe("Counted.");
+        expect(calls).toBe(1);
+        expect(driver.processes().started).toBe(2);
+        expect(modelRequests(ctx)[1]!.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result")).toMatchObject({ callId: "call_count", text: "1" });
       } finally {
         await agent.close();
       }
