@@ -44,6 +44,7 @@ export async function searchWithJs(query: GrepQuery, root: string, start: string
     if (!(await searchFile(file, rel, regex, result))) break;
     if (signal.aborted) return { ...result, error: "cancelled" };
   }
+  if (signal.aborted) return { ...result, error: "cancelled" };
   if (state.truncated) result.walkTruncated = true;
   return result;
 }

@@ -123,6 +123,14 @@ describe("grep", () => {
     }
   });
 
+  it("a cancelled search says so with either backend", async () => {
+    const { workspace } = await tree();
+    for (const ripgrep of [rg!, false] as const) {
+      const out = await call(grepTool({ ripgrep }), workspace, { pattern: "needle" }, { signal: AbortSignal.abort() });
+      expect(out).toEqual({ output: "cancelled", isError: true });
+    }
+  });
+
   it("uses rg from PATH when there is one, else the JS search", async () => {
     const { base, workspace } = await sandbox();
     await writeFile(join(workspace, "a.txt"), "ab\n");
