@@ -56,19 +56,19 @@ export function mcpServers(
   const out: McpServer[] = [];
   for (const server of request.resources.mcp) {
     if ("command" in server) {
-      if (!accepts.stdio) throw new FeatureUnsupportedError(`the stdio MCP server "${server.name}" (the agent takes HTTP MCP servers only)`, driverId);
+      if (!accepts.stdio) throw new FeatureUnsupportedError("MCP servers over stdio (the agent takes HTTP MCP servers only)", driverId, { kind: "mcp", name: server.name });
       out.push(stdioServer(server.name, server.command, server.args ?? [], server.env ?? {}));
     } else if (accepts.http) {
       out.push(httpServer(server.name, server.url, server.headers ?? {}));
     } else {
-      throw new FeatureUnsupportedError(`the HTTP MCP server "${server.name}" (the agent does not advertise mcpCapabilities.http)`, driverId);
+      throw new FeatureUnsupportedError("MCP servers over HTTP (the agent does not advertise mcpCapabilities.http)", driverId, { kind: "mcp", name: server.name });
     }
   }
   if (hostTools !== undefined) {
     const { http, stdio } = hostTools;
     if (accepts.http) out.push(httpServer(http.name, http.url, http.headers));
     else if (accepts.stdio) out.push(stdioServer(stdio.name, stdio.command, stdio.args, stdio.env));
-    else throw new FeatureUnsupportedError("host tools (the agent takes neither HTTP nor stdio MCP servers)", driverId);
+    else throw new FeatureUnsupportedError("host tools (the agent takes neither HTTP nor stdio MCP servers)", driverId, { kind: "tool" });
   }
   return out;
 }

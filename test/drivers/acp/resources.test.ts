@@ -122,7 +122,7 @@ describe("ACP resources (fake agent)", () => {
         resources: { tools: [], skills: [], mcp: [{ name: "remote", url: "http://127.0.0.1:9/remote", headers: { Authorization: "Bearer header-secret" } }] },
       });
       expect(out.error).toBeInstanceOf(FeatureUnsupportedError);
-      expect((out.error as Error).message).toMatch(/HTTP MCP server "remote"/);
+      expect((out.error as Error).message).toMatch(/MCP servers over HTTP .*\(mcp "remote"\)/);
       expect((out.error as Error).message).not.toContain("header-secret");
       expect(out.delivered).toBe(false);
       expect(sessions()).toEqual([]);

@@ -98,13 +98,14 @@ describe("session parameters", () => {
     }
     expect(error).toBeInstanceOf(FeatureUnsupportedError);
     expect((error as Error).message).toContain('"remote"');
+    expect((error as FeatureUnsupportedError).resource).toEqual({ kind: "mcp", name: "remote" });
     expect((error as Error).message).toContain("copilot");
     expect((error as Error).message).not.toContain("https://mcp.invalid");
   });
 
   it("refuses a stdio MCP server to an agent that takes HTTP ones only (Copilot CLI)", () => {
     const stdioOnly = { resources: { ...resources, mcp: resources.mcp.slice(0, 1) } };
-    expect(() => mcpServers(stdioOnly, { http: true, stdio: false }, "copilot")).toThrow(/stdio MCP server "local"/);
+    expect(() => mcpServers(stdioOnly, { http: true, stdio: false }, "copilot")).toThrow(/MCP servers over stdio .*\(mcp "local"\)/);
   });
 
   it("recognizes a call to an offered MCP server's tool the way each agent marks it, and only for offered servers", () => {
