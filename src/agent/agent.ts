@@ -252,8 +252,8 @@ function executionContext(agent: {
       if (outputSchema !== undefined) use.outputSchema = outputSchema;
       const signature = agent.settings.signature(call);
       // Services need an endpoint in the process: one prepared without the agent's tools has none.
-      const lacksEndpoint = (call.services?.length ?? 0) > 0 && agent.hostTools?.hasTools !== true;
-      const canServe = (standby: StandbyHandle) => !lacksEndpoint && standbyServes(driver, use, standby);
+      const needsEndpoint = (call.services?.length ?? 0) > 0;
+      const canServe = (standby: StandbyHandle) => (!needsEndpoint || agent.hostTools?.servesServices(standby) === true) && standbyServes(driver, use, standby);
       // The thread's warm writer first; one that cannot serve this run is retired (writer.ts).
       const writer = thread ? agent.writers.take(thread.id, signature, canServe) : undefined;
       return writer ?? agent.slot.claim(signature, canServe);

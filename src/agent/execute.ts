@@ -381,6 +381,8 @@ async function keepOrRetireWriter(scope: RunScope, seen: RunObservation, provide
   delete scope.response!.writer;
   const writers = scope.context.writers;
   if (scope.thread && scope.binding && writers && providerSessionId !== undefined && runStatus(seen) === "completed") {
+    // Its endpoint (if the run's process had one) can serve the next turn's services.
+    if (scope.hostTools?.heldEndpoint) scope.context.hostTools?.adopt(writer);
     writers.keep(scope.thread.threadId, scope.options, writer, { providerSessionId, runId: scope.timeline.runId });
     return;
   }

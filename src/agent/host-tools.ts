@@ -4,7 +4,7 @@
  * standby (`PrepareRequest.hostTools`), bound to one run for `RunRequest.hostTools`. A run's
  * links are released when it settles: its endpoints are unbound and its handlers aborted.
  */
-import type { HostToolsEndpoint, HostToolsLink, RunRequest } from "../driver/types.js";
+import type { HostToolsEndpoint, HostToolsLink, RunRequest, StandbyHandle } from "../driver/types.js";
 import type { ToolDeclaration } from "../driver/vocabulary.js";
 import type { Redactor } from "../redact/redact.js";
 import type { Endpoint } from "../resources/host-tools/endpoint.js";
@@ -18,12 +18,16 @@ export interface RunHostTools {
   link: NonNullable<RunRequest["hostTools"]>;
   /** Unbinds every endpoint the run holds and aborts the handlers it started. Idempotent. */
   release(): void;
+  /** Whether the run's process reached the server (opened or bound an endpoint), even after release. */
+  readonly heldEndpoint: boolean;
 }
 
 export class HostTools {
   readonly #tools: readonly ServedTool[];
   readonly #names: ReadonlySet<string>;
   readonly #server: LoopbackServer;
+  /** Warm writers whose process has an endpoint although the agent has no tools (a run's services opened it). */
+  readonly #withEndpoint = new WeakSet<StandbyHandle>();
 
   /** `tools`: the agent's construction tools, resolved (see {@link resolveHostTools}). */
   constructor(tools: readonly ServedTool[], redactor: Redactor) {
@@ -56,6 +60,19 @@ export class HostTools {
     return resolveHostTools(services, "services", this.#names);
   }
 
+  /** Records that a kept process (a thread's warm writer) has an endpoint to bind a later run's services to. */
+  adopt(process: StandbyHandle): void {
+    this.#withEndpoint.add(process);
+  }
+
+  /**
+   * Whether a prepared or warm process can serve a run with services: it has an endpoint (every
+   * process of an agent with tools has one; otherwise one a previous run's services opened).
+   */
+  servesServices(process: StandbyHandle): boolean {
+    return this.hasTools || this.#withEndpoint.has(process);
+  }
+
   /** For `PrepareRequest.hostTools`: endpoints a standby keeps, unbound until a run claims it. */
   standbyLink(): HostToolsLink {
     return { serverName: HOST_TOOLS_SERVER_NAME, open: async () => (await this.#server.open()).view };
@@ -71,10 +88,12 @@ export class HostTools {
       signal: AbortSignal.any([run.signal, ended.signal]),
     };
     const held = new Set<Endpoint>();
+    let heldEndpoint = false;
     const hold = (endpoint: Endpoint) => {
       if (ended.signal.aborted) return;
       endpoint.bind(binding);
       held.add(endpoint);
+      heldEndpoint = true;
     };
     const link: RunHostTools["link"] = {
       serverName: HOST_TOOLS_SERVER_NAME,
@@ -94,7 +113,13 @@ export class HostTools {
       for (const endpoint of held) endpoint.unbind(run.runId);
       held.clear();
     };
-    return { link, release };
+    return {
+      link,
+      release,
+      get heldEndpoint() {
+        return heldEndpoint;
+      },
+    };
   }
 
   close(): Promise<void> {
