@@ -36,7 +36,9 @@ async function starts(marker: string): Promise<string[]> {
 
 /** Inspects with the marker server declared by the agent; returns the inspection and the server's starts. */
 async function inspectWithMarker(driver: Driver, workspace: string, marker: string) {
-  const agent = createAgent(driver, { workspace, mcp: [markerServer("agent_marker", marker)] });
+  // A driver delivering no stdio MCP server refuses one at createAgent (test/resources/support.test.ts); its user's servers are still checked.
+  const mcp = driver.descriptor().resources.mcp.stdio ? [markerServer("agent_marker", marker)] : [];
+  const agent = createAgent(driver, { workspace, mcp });
   try {
     const inspection = await agent.inspect();
     return { inspection, agent };
