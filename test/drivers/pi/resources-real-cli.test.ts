@@ -5,6 +5,7 @@
  * through the driver's extension.
  */
 import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -347,4 +348,35 @@ describeRealCli("pi", () => {
       }
     });
   });
+
+  it("an MCP server the extension cannot reach fails the run before delivery, naming no secret, leaving no process", async () => {
+    const token = "pi-unreachable-token-3c9e1f7a5b2d4c6e8f0a";
+    const port = await closedPort();
+    await withRealCli("pi", { turns: [{ reply: { text: "never" } }] }, async (ctx) => {
+      const driver = pi(configFor(ctx));
+      const agent = createAgent(driver, { workspace: ctx.workspace, mcp: [{ name: "gone", url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: `Bearer ${token}` } }] });
+      try {
+        const error = await agent.run("Hello").then(
+          () => undefined,
+          (e: unknown) => e as { code?: string; phase?: string; message: string },
+        );
+        expect(error).toMatchObject({ code: "provider_exited", phase: "before_delivery" });
+        expect(error!.message).toContain("Failed to load extension");
+        expect(error!.message).not.toContain(token);
+        expect(modelRequests(ctx)).toHaveLength(0);
+        expect(driver.processes().live).toEqual([]);
+      } finally {
+        await agent.close();
+      }
+    });
+  });
 });
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
