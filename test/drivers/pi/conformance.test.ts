@@ -87,6 +87,8 @@ describeRealCli("pi", (availability) => {
       cancellableRun: { prompt: "SLOW please" },
       livePids: (driver) => (driver as PiDriver).processes().live,
       conversationDirs: [join(realRoot, "sessions")],
+      // Instructions and the skill in the system prompt, the host tool's description among the tools.
+      resources: { received: () => JSON.stringify(server!.requests.map((r) => r.body)) },
       timeoutMs: 120_000,
     });
   });
