@@ -42,6 +42,7 @@ import { CodexConnection } from "./connection.js";
 import { CODEX_INSTALL, resolveExecutable, type ResolvedExecutable } from "./executable.js";
 import { inspectConnection, TRANSPORT } from "./inspect.js";
 import { installSkills } from "./skills.js";
+import { writerOffersTools } from "./writer-tools.js";
 import type { ThreadListResponse } from "./protocol/v2/ThreadListResponse.js";
 import type { ThreadLoadedListResponse } from "./protocol/v2/ThreadLoadedListResponse.js";
 import { runTurn } from "./run.js";
@@ -211,7 +212,7 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
     let loaded: string | undefined;
     return runTurn(request, sink, signal, {
       acquire: async (req, runSignal) => {
-        const claimed = await this.#claim(req);
+        const claimed = await this.#claim(req, runSignal);
         if (claimed !== undefined && req.standby instanceof Writer) loaded = req.standby.session;
         return claimed ?? this.#open(req.workspace, req.resources.skills, req.hostTools, runSignal);
       },
@@ -229,17 +230,17 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
   /**
    * The claimed standby or warm writer, its host-tools endpoint bound to this run. A standby
    * prepared without an endpoint gets one now (its threads are not started yet); a warm writer
-   * whose loaded thread has no endpoint cannot offer the run's tools, so it is closed and the
-   * run starts a fresh process.
+   * whose loaded thread has no endpoint, or lacks a tool the run binds (writer-tools.ts), cannot
+   * offer the run's tools, so it is closed and the run starts a fresh process.
    */
-  async #claim(request: RunRequest): Promise<CodexConnection | undefined> {
+  async #claim(request: RunRequest, signal: AbortSignal): Promise<CodexConnection | undefined> {
     const standby = request.standby;
     const connection = standby instanceof Standby || standby instanceof Writer ? standby.claim(this) : undefined;
     if (connection === undefined || request.hostTools === undefined) return connection;
     const endpoint = connection.resources.hostTools;
     if (endpoint !== undefined) {
       request.hostTools.bind(endpoint);
-      return connection;
+      if (!(standby instanceof Writer) || (await writerOffersTools(connection, standby.session, endpoint, signal))) return connection;
     }
     if (standby instanceof Writer) {
       await connection.close();

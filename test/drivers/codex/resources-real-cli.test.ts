@@ -258,6 +258,36 @@ describeRealCli("codex", () => {
     });
   }, 120_000);
 
+  it("a thread's later turn that adds a service under a new name resumes on a fresh process that offers it", async () => {
+    const script: ModelScript = {
+      turns: [
+        { match: { lastUserTextContains: "first turn" }, reply: { text: "One." } },
+        { match: { lastUserTextContains: "second turn" }, reply: { toolCalls: [{ id: "call_ledger", name: "mcp__host__ledger", arguments: { key: "gamma" } }] } },
+        { match: { toolResultFor: "call_ledger" }, reply: { text: "Two." } },
+      ],
+    };
+    await withRealCli("codex", script, async (ctx) => {
+      const driver = driverFor(ctx);
+      const seen: unknown[] = [];
+      const lookup: HostTool = { name: "lookup", inputSchema: lookupSchema, handler: async () => "unused" };
+      const ledger: HostTool = { name: "ledger", inputSchema: lookupSchema, handler: async (args) => (seen.push(args), "ledger-ok") };
+      const agent = createAgent(driver, { workspace: ctx.workspace, tools: [lookup], defaults: { policy: { approval: "never" } } });
+      try {
+        const thread = await agent.startThread();
+        await thread.run("first turn");
+        const second = await thread.run("second turn", { services: [ledger] });
+        expect(second.text).toBe("Two.");
+        // The warm writer's loaded thread lists only lookup: Codex does not list tools again.
+        expect(second.transcript().find((e) => e.type === "thread.bound")?.provenance?.event).toBe("thread/resume");
+        expect(seen).toEqual([{ key: "gamma" }]);
+        expect(toolResult(modelRequests(ctx).at(-1), "call_ledger")).toContain("ledger-ok");
+      } finally {
+        await agent.close();
+      }
+      expect(driver.processes().live).toEqual([]);
+    });
+  }, 120_000);
+
   it("asks the host before a host tool runs under approval on-request: allowed runs it, denied does not", async () => {
     const script: ModelScript = {
       turns: ["allow", "deny"].flatMap((t) => [

@@ -160,26 +160,26 @@ describe("codex resources on a fake app-server", () => {
     expect(requests(log, "thread/start")[0]!.params!.config).toMatchObject({ "mcp_servers.host": { url: "http://127.0.0.1:1/ep0" } });
   });
 
-  it("a warm writer keeps its endpoint for the thread's next turn (bound again, not reopened)", async () => {
-    const { driver, workspace } = fake();
+  it("a warm writer whose tools cannot be confirmed is not used: the run resumes on a fresh process with its own endpoint", async () => {
+    // The stub endpoint does not answer, so the writer's thread cannot be shown to offer the run's
+    // tools (writer-tools.ts); the lane shows a writer that does being used.
+    const { driver, workspace, log } = fake();
     const first = stubLink();
     const second = stubLink();
     try {
       const turn1 = await runDirect(driver, { prompt: "hi", workspace, keepWarm: true, thread: { id: "t1" }, hostTools: first.link });
-      const writer = turn1.response?.writer;
-      expect(writer).toBeDefined();
       const session = turn1.events.find((e) => e.type === "thread.bound");
       const providerSessionId = session && "providerSessionId" in session ? String(session.providerSessionId) : "";
-      const turn2 = await runDirect(driver, { prompt: "again", workspace, standby: writer!, thread: { id: "t1", providerSessionId }, hostTools: second.link });
+      const turn2 = await runDirect(driver, { prompt: "again", workspace, standby: turn1.response!.writer!, thread: { id: "t1", providerSessionId }, hostTools: second.link });
       expect(turn2.error).toBeUndefined();
-      expect(second.opened).toHaveLength(0);
-      expect(second.bound).toEqual(["ep0"]);
-      expect(first.closed).toEqual([]);
-      await turn2.response?.writer?.close();
+      expect(turn2.events.find((e) => e.type === "thread.bound")?.provenance?.event).toBe("thread/resume");
+      expect(first.closed).toEqual(["ep0"]);
+      expect(second.opened).toHaveLength(1);
     } finally {
       await driver.close();
     }
-    expect(first.closed).toEqual(["ep0"]);
+    expect(second.closed).toEqual(["ep0"]);
+    expect(readFakeLog(log).filter((e) => e.event === "spawn")).toHaveLength(2);
   });
 
   it("a warm writer whose thread has no endpoint is not used by a run with host tools", async () => {
