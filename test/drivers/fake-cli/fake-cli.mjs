@@ -4,7 +4,7 @@
 // | malformed-commands | unknown-mcp-status.
 // Turn behaviour is chosen by markers in the prompt: [[think]] [[write]] [[bash]] [[todo]] [[ask]]
 // [[mcp]] [[task]] [[slow]] [[unfinished]] [[malformed]] [[exit-mid-turn]] [[error]] [[auth]] [[blocks]] [[history]]
-// [[leak]] [[malformed-flood]] [[untyped]] [[stubborn]] [[linger]].
+// [[leak]] [[leak-mcp]] [[malformed-flood]] [[untyped]] [[stubborn]] [[linger]].
 // [[stubborn]] streams deltas until killed, ignoring interrupt, stdin end and SIGTERM; [[linger]]
 // answers normally but then ignores SIGTERM and, once its input ends, exits only when the file
 // FAKE_CLI_RELEASE_FILE exists.
@@ -312,6 +312,13 @@ async function turn(message) {
       out({ type: "assistant", message: { id: randomUUID(), model, role: "assistant", content: [{ type: "text", text: "Authentication required. Please use /login command to sign in to your account" }] }, parent_tool_use_id: null, ...base() });
       result("", { subtype: "error_during_execution", is_error: true, errors: ["Authentication required. Please use /login command to sign in to your account"] });
     }
+    return;
+  }
+  if (prompt.includes("[[leak-mcp]]")) {
+    // A provider that echoes its MCP servers' env and header values, on stderr and in its error text.
+    const values = Object.values(mcpConfig.mcpServers ?? {}).flatMap((s) => [...Object.values(s.env ?? {}), ...Object.values(s.headers ?? {})]);
+    process.stderr.write(`mcp servers failed: ${values.join(" ")}\n`);
+    result("", { subtype: "error_during_execution", is_error: true, errors: [`mcp failed: ${values.join(" ")}`] });
     return;
   }
   if (prompt.includes("[[leak]]")) {

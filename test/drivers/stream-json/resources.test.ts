@@ -244,7 +244,7 @@ describe("agent-level canaries", () => {
   });
   afterAll(() => fake.cleanup());
 
-  it("an MCP env value and header value never reach events, errors or inspection through the agent", async () => {
+  it("an MCP env value and header value never reach events, errors (stderr excerpts included) or inspection through the agent", async () => {
     const driver = claude({ executable: fake.executable, configDir: fake.configDir, env: { FAKE_CLI_LOG: fake.logFile, ANTHROPIC_API_KEY: "sk-fake-0123456789" } });
     const agent = createAgent(driver, { workspace: fake.workspace, mcp: servers });
     try {
@@ -253,9 +253,17 @@ describe("agent-level canaries", () => {
       for await (const event of stream) events.push(event);
       await stream.result;
       const failed = await agent.run("[[exit-mid-turn]]").catch((error: unknown) => error);
+      // The CLI echoes every MCP env and header value on stderr and in its error text.
+      const leakEvents: unknown[] = [];
+      const leaking = agent.stream("[[leak-mcp]]");
+      for await (const event of leaking) leakEvents.push(event);
+      const leaked = await leaking.result.catch((error: unknown) => error);
+      expect(leaked).toBeInstanceOf(Error);
       const inspection = await agent.inspect();
       const prepared = await agent.prepare();
-      const seen = JSON.stringify([events, inspection, prepared, String(failed), (failed as Error).stack]);
+      const seen = JSON.stringify([events, leakEvents, inspection, prepared, String(failed), (failed as Error).stack, String(leaked), (leaked as Error).stack, { ...(leaked as object) }]);
+      expect(String(leaked)).toContain("[REDACTED]");
+      expect(seen).toContain("[REDACTED]");
       for (const canary of [ENV_CANARY, HEADER_CANARY]) expect(seen).not.toContain(canary);
     } finally {
       await agent.close();
