@@ -135,6 +135,23 @@ for (const api of ["chat", "responses"] as const) {
       }
     });
 
+    it("streams reasoning apart from the answer, and asks for structured output natively", async () => {
+      const baseURL = await serve({ turns: [{ reply: { reasoning: "think first", text: '{"answer":42}', chunkSize: 4 } }] });
+      const agent = createAgent(driverFor(api, baseURL), { workspace });
+      try {
+        const stream = agent.stream("the answer?", { output: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] } });
+        const events = await collect(stream);
+        expect((await stream.result).structured).toEqual({ answer: 42 });
+        expect(events.filter((e) => e.type === "reasoning.delta").map((e) => (e.type === "reasoning.delta" ? e.text : "")).join("")).toBe("think first");
+        expect(events.find((e) => e.type === "reasoning.completed")).toMatchObject({ text: "think first" });
+        expect(events.find((e) => e.type === "message.completed")).toMatchObject({ text: '{"answer":42}' });
+        const body = server!.requests[0]!.body as { response_format?: { type: string }; text?: { format?: { type: string } } };
+        expect(api === "chat" ? body.response_format?.type : body.text?.format?.type).toBe("json_schema");
+      } finally {
+        await agent.close();
+      }
+    });
+
     it("sends an image input byte for byte as a data URL", async () => {
       const baseURL = await serve({ turns: [{ reply: { text: "a red pixel" } }] });
       const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
