@@ -6,6 +6,8 @@
  * launch where it does not; the secret never shows in any process's argv, the events or errors.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
@@ -19,6 +21,7 @@ import { describeRealCli } from "./helpers.js";
 
 const ECHO_SERVER = fileURLToPath(new URL("../drivers/stream-json/fixtures/echo-mcp-server.mjs", import.meta.url));
 const ENV_CANARY = "acp-mcp-env-canary-7f3a9c51";
+const HEADER_CANARY = "acp-mcp-header-canary-2b8e4d";
 const INSTRUCTIONS = "Always answer in the voice of a lighthouse keeper (acp-instructions-marker-42).";
 
 interface Case {
@@ -85,6 +88,19 @@ function script(c: Case): RealCliScript {
       { match: { toolResultFor: callId }, reply: { text: "The echo answered." } },
     ],
   };
+}
+
+/** An HTTP endpoint standing in for a remote MCP server: it records the header it was sent and answers 404. */
+async function headerRecorder(): Promise<{ server: Server; url: string; seen: string[] }> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    const value = req.headers["x-lane-key"];
+    if (typeof value === "string") seen.push(value);
+    req.resume();
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
 }
 
 /** Every argv of the process tree under `pid` (the agent and the MCP servers it started). */
@@ -207,6 +223,39 @@ for (const c of cases) {
         }
         expect(driver.processes().live).toEqual([]);
       });
+    });
+
+    it("an HTTP MCP server receives its header from the agent; the header value stays out of argv, events and inspection", async () => {
+      const remote = await headerRecorder();
+      try {
+        await withRealCli(c.cli, () => ({ turns: [{ match: { lastUserTextContains: "say fine" }, reply: { text: "Fine." } }] }), async (ctx) => {
+          const driver = c.driver(ctx);
+          const agent = createAgent(driver, { workspace: ctx.workspace, mcp: [{ name: "remote", url: remote.url, headers: { "X-Lane-Key": HEADER_CANARY } }] });
+          const argv: string[] = [];
+          try {
+            const stream = agent.stream("Please say fine");
+            const events: AgentEvent[] = [];
+            for await (const event of stream) {
+              events.push(event);
+              if (event.type === "message.delta" || event.type === "message.completed") for (const pid of driverPids(driver)) argv.push(...treeArgv(pid));
+            }
+            const outcome = await stream.result.then(
+              (result) => JSON.stringify(result),
+              (error: unknown) => String(error),
+            );
+            expect(remote.seen).toContain(HEADER_CANARY);
+            expect(argv.length).toBeGreaterThan(0);
+            expect(argv.join("\n")).not.toContain(HEADER_CANARY);
+            expect(JSON.stringify(events)).not.toContain(HEADER_CANARY);
+            expect(outcome).not.toContain(HEADER_CANARY);
+            expect(JSON.stringify(await agent.inspect())).not.toContain(HEADER_CANARY);
+          } finally {
+            await agent.close();
+          }
+        });
+      } finally {
+        await new Promise((resolve) => remote.server.close(resolve));
+      }
     });
 
     if (!c.stdio) {
