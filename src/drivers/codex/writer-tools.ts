@@ -22,6 +22,8 @@ async function endpointToolNames(endpoint: HostToolsEndpoint, signal: AbortSigna
     const { tools } = await client.listTools(undefined, { signal });
     return tools.map((tool) => tool.name);
   } finally {
+    // Ends the session on the loopback server too, not just this side's connection.
+    await transport.terminateSession().catch(() => undefined);
     await client.close().catch(() => undefined);
   }
 }
