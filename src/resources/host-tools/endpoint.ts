@@ -6,10 +6,11 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RunBinding, ServedTool } from "./served-tool.js";
 import { toolError, toolResult } from "./result.js";
+import { exchange } from "./web-exchange.js";
 
 /** What every endpoint of one agent shares. */
 export interface EndpointHost {
@@ -23,7 +24,7 @@ const SERVER_INFO = { name: "agent-adaptor-host-tools", version: "1" };
 
 interface Session {
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
 }
 
 export class Endpoint {
@@ -74,7 +75,7 @@ export class Endpoint {
     const sessionId = request.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const session = this.#sessions.get(sessionId);
-      if (session) return session.transport.handleRequest(request, response, body);
+      if (session) return exchange(session.transport, request, response, body);
       return reply(response, 404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
     }
     if (request.method === "POST" && isInitializeRequest(body)) return this.#openSession(request, response, body);
@@ -93,7 +94,8 @@ export class Endpoint {
 
   async #openSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
     const server = this.#sessionServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    // The web-standard transport, driven directly: the Node adapter adds a timer per answer.
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // One JSON answer per request: no SSE stream to hold open for a tool result.
       enableJsonResponse: true,
@@ -104,7 +106,7 @@ export class Endpoint {
       if (transport.sessionId !== undefined) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    await exchange(transport, request, response, body);
   }
 
   #sessionServer(): Server {
