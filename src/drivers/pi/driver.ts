@@ -219,7 +219,7 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
     const hostTools = keep ? (request as PrepareRequest).hostTools : undefined;
     return {
       open: () => this.#open(request.workspace, signal, this.#resources(request.resources, hostTools, !keep)),
-      inspect: (connection) => inspectConnection(connection, this.#config.executable, signal, request.resources),
+      inspect: (connection) => inspectConnection(connection, this.#config.executable, signal, request.resources, keep),
       secrets: configSecrets(this.#config),
       redactor: this.#redactor,
     };

@@ -8,7 +8,7 @@
 import { EvidenceRecorder } from "../../driver/kit/evidence.js";
 import type { InspectResponse, ResolvedResources } from "../../driver/types.js";
 import { observed, unavailable, unsupported } from "../../driver/observations.js";
-import type { ConfigurationReport, McpReport, ModelInfo, NativeCommandInfo, Observation, SkillInfo, SkillSnapshot } from "../../inspect/types.js";
+import type { ConfigurationReport, Evidence, McpReport, ModelInfo, NativeCommandInfo, Observation, SkillInfo, SkillSnapshot } from "../../inspect/types.js";
 import { arr, errorText, isObject, num, str, type Json } from "../../driver/json.js";
 import { PI_THINKING_LEVELS } from "./config.js";
 import { PiCommandError, type PiConnection } from "./rpc.js";
@@ -81,15 +81,27 @@ function skillInfo(command: Json): SkillInfo {
   return info;
 }
 
-/** Pi has no MCP of its own: the agent's servers are connected by the driver's extension when a run's process starts, never here. */
-function mcpPanel(resources: ResolvedResources | undefined): Observation<McpReport> {
+/**
+ * Pi has no MCP of its own: the driver's extension connects the agent's servers in a process that
+ * serves runs (a standby `prepare()` keeps, which answered `get_state` only once every server was
+ * connected: the extension fails Pi's start-up otherwise), never in one `inspect()` starts.
+ */
+function mcpPanel(resources: ResolvedResources | undefined, connected: Evidence[] | undefined): Observation<McpReport> {
   const names = (resources?.mcp ?? []).map((s) => s.name);
   if (names.length === 0) return unsupported("pi has no MCP of its own (the driver delivers an agent's MCP servers through its extension)");
+  if (connected !== undefined) return observed({ servers: names.map((name) => ({ name, status: "connected" })) }, connected);
   return unavailable("not_started", `pi has no MCP of its own: the driver's extension connects ${names.join(", ")} when a run's process starts, and inspect() starts none`);
 }
 
 /** Every panel from a ready connection. */
-export async function inspectConnection(connection: PiConnection, executable: string, signal: AbortSignal, resources?: ResolvedResources): Promise<InspectResponse> {
+/** `mcpConnected`: the process loaded the driver's extension with the agent's MCP servers (a standby). */
+export async function inspectConnection(
+  connection: PiConnection,
+  executable: string,
+  signal: AbortSignal,
+  resources?: ResolvedResources,
+  mcpConnected = false,
+): Promise<InspectResponse> {
   const state = connection.state;
   const current = isObject(state.model) ? state.model : undefined;
   const recorder = new EvidenceRecorder(TRANSPORT);
@@ -133,7 +145,7 @@ export async function inspectConnection(connection: PiConnection, executable: st
     models,
     commands,
     skills,
-    mcp: mcpPanel(resources),
+    mcp: mcpPanel(resources, mcpConnected ? stateEvidence : undefined),
     quota: unsupported("pi has no quota method"),
     profile: unsupported("pi has no profiles"),
     configuration: observed(configuration, stateEvidence),

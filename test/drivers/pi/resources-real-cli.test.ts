@@ -125,7 +125,7 @@ describeRealCli("pi", () => {
     });
   });
 
-  it("offers the agent's MCP servers (stdio and Streamable HTTP) through the extension: calls reach them, secrets stay off argv and events, inspect starts none", async () => {
+  it("offers the agent's MCP servers (stdio and Streamable HTTP) through the extension: calls reach them, secrets stay off argv and events, inspect starts none, a standby connects them", async () => {
     const secret = "pi-lane-secret-5b1e0c7a9d2f4e6b8a1c3d5e7f9a0b2c";
     const http = await startMcpHttpServer([
       { name: "echo", description: "Echo the text back", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, call: (args) => ({ content: [{ type: "text", text: `echo: ${String(args.text)}` }] }) },
@@ -154,6 +154,9 @@ describeRealCli("pi", () => {
           const inspection = await agent.inspect();
           expect(inspection.mcp).toMatchObject({ status: "unavailable", reason: { code: "not_started" } });
           expect(existsSync(starts)).toBe(false);
+          // A standby serves runs: its extension connected both servers before Pi answered.
+          const prepared = await agent.prepare();
+          expect(prepared.inspection.mcp).toMatchObject({ status: "observed", value: { servers: [{ name: "lane", status: "connected" }, { name: "web", status: "connected" }] } });
 
           const stream = agent.stream("Check the servers");
           const events = await collect(stream);
@@ -182,7 +185,7 @@ describeRealCli("pi", () => {
           for (const canary of [secret, token]) {
             expect(argv).not.toContain(canary);
             expect(JSON.stringify(events)).not.toContain(canary);
-            expect(JSON.stringify(inspection)).not.toContain(canary);
+            expect(JSON.stringify([inspection, prepared])).not.toContain(canary);
           }
           lane.proved(
             "MCP servers",
