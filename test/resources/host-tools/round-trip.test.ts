@@ -64,3 +64,15 @@ describe("hostTool()", () => {
     expect(tool.handler({ a: 1, b: 2 }, { signal: new AbortController().signal, runId: "run_x" })).toBe(3);
   });
 });
+
+describe("a thread's turn", () => {
+  it("gives the handler the thread's id beside the run's", async () => {
+    const seen: HostToolContext[] = [];
+    const driver = fakeDriver({ script: script({ hostTool: { name: "where", arguments: {} } }) });
+    const agent = createAgent(driver, { tools: [{ name: "where", inputSchema: { type: "object" }, handler: (_args, context) => void seen.push(context) }] });
+    agents.push(agent);
+    const thread = await agent.startThread({ id: "tenant-7/issue-1" });
+    const result = await thread.run("go");
+    expect(seen.map(({ runId, threadId }) => ({ runId, threadId }))).toEqual([{ runId: result.runId, threadId: "tenant-7/issue-1" }]);
+  });
+});
