@@ -58,7 +58,7 @@ const cases: Case[] = [
     offered: "echo-say",
     stdio: false,
     hostTool: { call: "host-lookup", offered: "host-lookup" },
-    instructions: false,
+    instructions: true,
   },
   {
     cli: "codex-acp",
@@ -102,6 +102,9 @@ async function headerRecorder(): Promise<{ server: Server; url: string; seen: st
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
 }
+
+/** The directories ACP agent processes own (instructions, skills), by name. */
+const ownDirs = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("agent-adaptor-acp-")));
 
 /** Every argv of the process tree under `pid` (the agent and the MCP servers it started). */
 function treeArgv(pid: number): string[] {
@@ -199,7 +202,13 @@ for (const c of cases) {
             return `value-for-${String((args as { key?: unknown }).key)}`;
           },
         };
-        const agent = createAgent(driver, { workspace: ctx.workspace, tools: [lookup], defaults: { onApproval: async () => ({ decision: "allow" }) } });
+        const before = ownDirs();
+        const agent = createAgent(driver, {
+          workspace: ctx.workspace,
+          tools: [lookup],
+          ...(c.instructions ? { instructions: INSTRUCTIONS } : {}),
+          defaults: { onApproval: async () => ({ decision: "allow" }) },
+        });
         const argv: string[] = [];
         try {
           const stream = agent.stream("Please look it up");
@@ -214,6 +223,7 @@ for (const c of cases) {
           expect(calls).toEqual([{ args: { key: "alpha" }, runId: result.runId }]);
           expect(JSON.stringify(toolResults(turns[1]!))).toContain("value-for-alpha");
           expect(result.text).toContain("Looked up.");
+          if (c.instructions) expect(JSON.stringify(turns[0]!.body)).toContain("acp-instructions-marker-42");
           expect(events.find((e) => e.type === "tool.started" && e.kind === "mcp")).toMatchObject({ mcp: { server: "host", tool: "lookup" } });
           // The endpoint's bearer token travels in the session request, never on a command line.
           expect(argv.length).toBeGreaterThan(0);
@@ -222,6 +232,8 @@ for (const c of cases) {
           await agent.close();
         }
         expect(driver.processes().live).toEqual([]);
+        // Whatever the process owned (an instructions directory) is gone with it.
+        expect([...ownDirs()].filter((name) => !before.has(name))).toEqual([]);
       });
     });
 
@@ -382,7 +394,6 @@ describeRealCli("claude-agent-acp", () => {
       const claudeCase = cases.find((c) => c.cli === "claude-agent-acp")!;
       const driver = claudeCase.driver(ctx);
       expect(driver.descriptor().resources.skills).toBe(true);
-      const ownDirs = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("agent-adaptor-acp-")));
       const before = ownDirs();
       const agent = createAgent(driver, {
         workspace: ctx.workspace,

@@ -79,7 +79,8 @@ export interface AcpLoadQuirks {
    * How the agent takes the agent's instructions (absent: it has no way, and they are refused):
    * `session_meta_system_prompt` — `_meta.systemPrompt.append` on every session request
    * (claude-agent-acp); `codex_developer_instructions` — codex's `developer_instructions` config
-   * override at launch (codex-acp).
+   * override at launch (codex-acp); `copilot_instructions_dir` — an `*.instructions.md` file in a
+   * process-owned directory named by `COPILOT_CUSTOM_INSTRUCTIONS_DIRS` (Copilot CLI).
    */
   instructions?: AcpInstructionsRoute;
   /** How the agent takes skills (absent: it has none, and they are refused): `claude_plugin` — a plugin named in `_meta.claudeCode.options.plugins` (claude-agent-acp). */
@@ -89,7 +90,7 @@ export interface AcpLoadQuirks {
 }
 
 /** How a known agent takes instructions (see {@link AcpLoadQuirks.instructions}). */
-export type AcpInstructionsRoute = "session_meta_system_prompt" | "codex_developer_instructions";
+export type AcpInstructionsRoute = "session_meta_system_prompt" | "codex_developer_instructions" | "copilot_instructions_dir";
 
 /** Client capabilities the driver advertises in `initialize`. */
 export interface AcpClientCapabilities {
@@ -165,7 +166,7 @@ const acpConfigSchema = z.strictObject({
       inspectArgs: z.array(z.string()).optional(),
       loadAfterCreationMinute: z.boolean().optional(),
       replayTrailsLoad: z.boolean().optional(),
-      instructions: z.enum(["session_meta_system_prompt", "codex_developer_instructions"]).optional(),
+      instructions: z.enum(["session_meta_system_prompt", "codex_developer_instructions", "copilot_instructions_dir"]).optional(),
       stdioMcp: z.boolean().optional(),
       skills: z.literal("claude_plugin").optional(),
     } satisfies Record<keyof (AcpPresetTraits & AcpLoadQuirks), z.ZodType>)

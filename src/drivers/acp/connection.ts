@@ -98,6 +98,8 @@ export class AcpConnection extends ProcessConnection {
   #hostTools: HostToolsEndpoint | undefined;
   /** The skills plugin this process's sessions were offered, once written; removed when the process retires. */
   #skillsPlugin: SkillsPlugin | undefined;
+  /** Other things the process owns (an instructions directory), removed when it retires. */
+  readonly #cleanups: (() => Promise<void>)[] = [];
 
   private constructor(proc: ProcessHandle, config: ResolvedAcpConfig, redactor: Redactor) {
     super(proc);
@@ -252,6 +254,12 @@ export class AcpConnection extends ProcessConnection {
   adoptSkillsPlugin(plugin: SkillsPlugin): void {
     this.#skillsPlugin = plugin;
     if (!this.alive) void this.exited.then(() => plugin.remove());
+  }
+
+  /** Runs `cleanup` once the process is gone (at once after its exit if it already is retiring). */
+  adoptCleanup(cleanup: () => Promise<void>): void {
+    if (!this.alive) void this.exited.then(cleanup);
+    else this.#cleanups.push(cleanup);
   }
 
   /** Binds a run's handlers; returns the unbind function. Pending notices are flushed to it. */
@@ -447,7 +455,7 @@ export class AcpConnection extends ProcessConnection {
     }
     await this.process.stop({ graceMs: this.#escalated ? STOP_ESCALATION.termGraceMs : 1500 });
     // Revoked only once the agent (and its MCP clients) are gone.
-    await Promise.all([this.#hostTools?.close().catch(() => undefined), this.#skillsPlugin?.remove()]);
+    await Promise.all([this.#hostTools?.close().catch(() => undefined), this.#skillsPlugin?.remove(), ...this.#cleanups.splice(0).map((cleanup) => cleanup())]);
   }
 }
 

@@ -29,7 +29,7 @@ import { AcpConnection } from "./connection.js";
 import { inspectConnection, TRANSPORT } from "./inspect.js";
 import { agentCaps } from "./capabilities.js";
 import { runAcpTurn } from "./run.js";
-import { acpResourceSupport, instructionArgs } from "./resources.js";
+import { acpResourceSupport, instructionArgs, instructionEnv } from "./resources.js";
 
 /** Media types sent as ACP `image` blocks (when the agent advertises `promptCapabilities.image`). */
 export const ACP_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -137,10 +137,19 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
    * launch arguments carrying the agent's instructions; an inspection gets the preset's
    * inspection arguments instead.
    */
-  #open(request: InspectRequest, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
+  async #open(request: InspectRequest, signal: AbortSignal, authenticate: boolean): Promise<AcpConnection> {
     const extra = authenticate ? instructionArgs(request.resources, this.#config.preset) : [...(this.#config.preset.inspectArgs ?? [])];
-    const config = extra.length === 0 ? this.#config : { ...this.#config, args: [...this.#config.args, ...extra] };
-    return this.owned.open((onSpawn) => AcpConnection.open({ config, cwd: request.workspace, redactor: this.#redactor, signal, authenticate, onSpawn }));
+    const instructions = authenticate ? await instructionEnv(request.resources, this.#config.preset) : undefined;
+    let config = extra.length === 0 ? this.#config : { ...this.#config, args: [...this.#config.args, ...extra] };
+    if (instructions !== undefined) config = { ...config, env: { ...config.env, ...instructions.env } };
+    try {
+      const connection = await this.owned.open((onSpawn) => AcpConnection.open({ config, cwd: request.workspace, redactor: this.#redactor, signal, authenticate, onSpawn }));
+      if (instructions !== undefined) connection.adoptCleanup(instructions.remove);
+      return connection;
+    } catch (error) {
+      await instructions?.remove();
+      throw error;
+    }
   }
 
   /** A standby's process, with the host-tools endpoint its sessions will be offered when the agent has host tools. */

@@ -177,6 +177,7 @@ export function copilot(options: AcpPresetOptions = {}): AcpDriver {
     fork: false,
     // "Rejecting non-http/sse MCP server … from client" (its log): HTTP MCP only, host tools included.
     stdioMcp: false,
+    instructions: "copilot_instructions_dir",
   });
 }
 

@@ -4,6 +4,9 @@
  * as one more MCP server. Instructions and skills have no ACP surface: a preset delivers them only
  * through its agent's own mechanism (claude-agent-acp: `_meta`; codex-acp: a config override).
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ResolvedResources, ResourceSupport } from "../../driver/types.js";
 import type { AcpLoadQuirks } from "./config.js";
 
@@ -38,4 +41,29 @@ export function instructionArgs(resources: Pick<ResolvedResources, "instructions
   const instructions = resources.instructions;
   if (instructions === undefined || instructions === "" || traits.instructions !== "codex_developer_instructions") return [];
   return ["-c", `developer_instructions=${toml(instructions)}`];
+}
+
+/** Launch environment carrying instructions, and how to remove what it names once the process is gone. */
+export interface InstructionEnv {
+  env: Record<string, string>;
+  remove(): Promise<void>;
+}
+
+/**
+ * Copilot CLI reads `*.instructions.md` files (frontmatter `applyTo`) from the directories in
+ * `COPILOT_CUSTOM_INSTRUCTIONS_DIRS`: one such file in a fresh 0700 directory outside the workspace
+ * and the user's config. Undefined when the preset takes instructions otherwise, or there are none.
+ */
+export async function instructionEnv(resources: Pick<ResolvedResources, "instructions">, traits: AcpLoadQuirks): Promise<InstructionEnv | undefined> {
+  const instructions = resources.instructions;
+  if (instructions === undefined || instructions === "" || traits.instructions !== "copilot_instructions_dir") return undefined;
+  const dir = await mkdtemp(join(tmpdir(), "agent-adaptor-acp-"));
+  const remove = () => rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  try {
+    await writeFile(join(dir, "agent.instructions.md"), `---\napplyTo: "**"\n---\n${instructions}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { env: { COPILOT_CUSTOM_INSTRUCTIONS_DIRS: dir }, remove };
 }

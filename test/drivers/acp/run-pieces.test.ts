@@ -3,7 +3,7 @@
  * the session/load delay, option choice for approvals, config option values, the fs bridge's
  * line window, the usage shapes agents report, and auth/status answers.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -18,7 +18,7 @@ import { authStatusReport, type AuthStatusFrame } from "../../../src/drivers/acp
 import { approvalKind, approvalOptions, chooseOption } from "../../../src/drivers/acp/permissions.js";
 import { promptBlocks } from "../../../src/drivers/acp/prompt-blocks.js";
 import { mcpToolOf } from "../../../src/drivers/acp/tools.js";
-import { acpResourceSupport, instructionArgs, sessionMeta } from "../../../src/drivers/acp/resources.js";
+import { acpResourceSupport, instructionArgs, instructionEnv, sessionMeta } from "../../../src/drivers/acp/resources.js";
 import { loadDelayMs, mcpServers } from "../../../src/drivers/acp/session.js";
 import { readFrame, type AnyVariant } from "../../../src/driver/lens.js";
 import { InputError } from "../../../src/input/errors.js";
@@ -285,5 +285,16 @@ describe("resources per preset", () => {
     expect(sessionMeta({}, {}, "/plugin")).toBeUndefined();
     expect(instructionArgs(resources, { instructions: "codex_developer_instructions" })).toEqual(["-c", 'developer_instructions="Be brief."']);
     expect(instructionArgs(resources, {})).toEqual([]);
+  });
+
+  it("writes Copilot's instructions as an *.instructions.md file in a fresh 0700 directory named by COPILOT_CUSTOM_INSTRUCTIONS_DIRS, removed on demand", async () => {
+    expect(await instructionEnv({ instructions: "Be brief." }, {})).toBeUndefined();
+    const made = await instructionEnv({ instructions: "Be brief." }, { instructions: "copilot_instructions_dir" });
+    const dir = made!.env.COPILOT_CUSTOM_INSTRUCTIONS_DIRS!;
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(readFileSync(join(dir, "agent.instructions.md"), "utf8")).toBe('---\napplyTo: "**"\n---\nBe brief.\n');
+    expect(statSync(join(dir, "agent.instructions.md")).mode & 0o777).toBe(0o600);
+    await made!.remove();
+    expect(existsSync(dir)).toBe(false);
   });
 });
