@@ -45,6 +45,7 @@ export type {
 } from "./input/index.js";
 export type { Result, RawRecord, ResultSummary } from "./events/types.js";
 export type { AgentOptions, CallDefaults, CallOptions, EventBufferOptions } from "./agent/options.js";
+export type { WatchdogOptions } from "./agent/watchdogs.js";
 export type { OutputMode, OutputOption, OutputSchema, OutputSpec, StructuredOf } from "./agent/structured/types.js";
 export type {
   ApprovalHandler,

@@ -16,6 +16,7 @@ import { materializeInputs, type MaterializedInputs } from "../input/materialize
 import type { CallOptions, EventBufferOptions } from "./options.js";
 import type { InputLimits, Policy } from "../driver/vocabulary.js";
 import { startupDeadline } from "./startup-deadline.js";
+import { resolveWatchdogs, RunWatchdogs } from "./watchdogs.js";
 import { inputPathPlaceholders } from "./input-paths.js";
 import { isDrainedByRun, RunStreamImpl, type RunStream } from "./run-stream.js";
 import { CheckedSink } from "./sink.js";
@@ -157,6 +158,8 @@ interface RunScope {
   readonly prompt: string;
   readonly sink: CheckedSink;
   readonly bridge: HostBridge;
+  /** Idle, hard cap and repeated tool calls; started when the driver is called. */
+  readonly watchdogs: RunWatchdogs;
   /** The agent's redactor; once the run's input copies exist, it also hides their paths. */
   redactor: Redactor;
   delivered: boolean;
@@ -189,12 +192,16 @@ async function runToTerminal(
     controller.abort(failure);
   };
   const deadline = startupDeadline(context.startupTimeoutMs, failFatally);
+  const watchdogs = new RunWatchdogs(resolveWatchdogs(options.watchdogs), failFatally);
   const sink = new CheckedSink({
     driverId: context.driverId,
     timeline,
     redactor: () => scope.redactor,
     onViolation: (error) => controller.abort(error),
-    observe: (event) => deadline.observe(event),
+    observe: (event) => {
+      deadline.observe(event);
+      watchdogs.observe(event);
+    },
     onTerminal: () => deadline.dispose(),
     bound: thread ? (providerSessionId) => thread.bound(providerSessionId) : undefined,
     stopping: () => controller.signal.aborted,
@@ -210,7 +217,7 @@ async function runToTerminal(
   });
   link.bridge = bridge;
   const scope: RunScope = {
-    context, timeline, options, controller, thread, sink, bridge, prompt,
+    context, timeline, options, controller, thread, sink, bridge, watchdogs, prompt,
     redactor: context.redactor,
     delivered: false,
     fatal: undefined,
@@ -227,6 +234,7 @@ async function runToTerminal(
     scope.thrown = error;
   } finally {
     deadline.dispose();
+    watchdogs.dispose();
     // Host-tool calls of this run end with it: its endpoints are unbound, its handlers aborted.
     scope.hostTools?.release();
     // The driver and its event sources have stopped: its standby and the run's input copies go
@@ -283,6 +291,8 @@ async function launch(scope: RunScope, prompt: string, failFatally: (failure: un
   scope.hostTools = runHostTools(scope);
   const request = runRequest(scope, prompt);
   signal.throwIfAborted();
+  // The turn's clocks run from here: waiting for a lease or copying inputs is not the provider's idleness.
+  scope.watchdogs.start();
   try {
     scope.response = await context.driver.run(request, scope.sink, signal);
   } catch (error) {
@@ -320,8 +330,9 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
     policy: options.policy,
     workspace: context.workspace,
     resources: structuredClone(context.resources),
-    approve: scope.bridge.approve,
-    ask: scope.bridge.ask,
+    // While the host decides, the provider is not idle.
+    approve: (approval) => scope.watchdogs.suspendWhile(scope.bridge.approve(approval)),
+    ask: (question) => scope.watchdogs.suspendWhile(scope.bridge.ask(question)),
     markDelivered: () => {
       scope.delivered = true;
     },

@@ -19,6 +19,7 @@ import type {
   UserInputHandler,
 } from "../driver/vocabulary.js";
 import type { OutputOption } from "./structured/types.js";
+import type { WatchdogOptions } from "./watchdogs.js";
 
 export interface EventBufferOptions {
   /** Maximum events held for a slow consumer. Default 1024. */
@@ -58,6 +59,11 @@ export interface CallDefaults {
   outputSchema?: JsonSchema;
   /** `true`: never use the prepared standby. */
   spawn?: boolean;
+  /**
+   * The run's watchdogs (turn idle, hard cap, repeated identical tool calls), on every driver. A
+   * call's value overrides the default's field by field. See {@link WatchdogOptions}.
+   */
+  watchdogs?: WatchdogOptions;
 }
 
 /**
@@ -146,6 +152,7 @@ export const CALL_OPTION_KEYS = {
   output: "defaultable",
   outputSchema: "defaultable",
   spawn: "defaultable",
+  watchdogs: "defaultable",
   signal: "call-only",
   inputs: "call-only",
   services: "call-only",

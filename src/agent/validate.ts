@@ -10,6 +10,7 @@ import type { AgentOptions, CallDefaults, CallOptions } from "./options.js";
 import type { ApprovalHandler, Policy, UserInputHandler } from "../driver/vocabulary.js";
 import { isOutputOption } from "./structured/resolve.js";
 import type { OutputOption } from "./structured/types.js";
+import type { WatchdogOptions } from "./watchdogs.js";
 import { functionOf, httpUrl, jsonObject, nonEmptyString, stringRecord } from "../driver/validate-schema.js";
 
 const SANDBOX_MODES = { "read-only": true, "workspace-write": true, "full-access": true } satisfies Record<NonNullable<Policy["sandbox"]>, true>;
@@ -34,6 +35,13 @@ const callDefaultsShape = {
   output: z.custom<OutputOption>(isOutputOption, "expected a Standard Schema, a JSON Schema object or { schema, mode }").optional(),
   outputSchema: jsonObject.optional(),
   spawn: z.boolean().optional(),
+  watchdogs: z
+    .strictObject({
+      idleMs: z.number().finite("expected a finite number of milliseconds").optional(),
+      hardCapMs: z.number().finite("expected a finite number of milliseconds").optional(),
+      repeatToolLimit: z.number().int("expected an integer").optional(),
+    } satisfies Record<keyof WatchdogOptions, z.ZodType>)
+    .optional(),
 } satisfies Record<keyof CallDefaults, z.ZodType>;
 
 export const callDefaultsSchema = z.strictObject(callDefaultsShape);

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createAgent, RunFailedError, type AgentEvent } from "../../src/index.js";
+import { createAgent, RunFailedError, type AgentEvent, type AgentOptions } from "../../src/index.js";
 import { fakeDriver, type FakeStep } from "../../src/testing/index.js";
 
 const retrying: FakeStep = { emit: { type: "notice", level: "warning", code: "provider_retry", message: "Reconnecting... waiting for network" } };
 
 /** Runs `steps`, and once `ready(event)` has been seen moves the clock by `advanceMs`; cancels when it was not enough. */
-async function runAdvancingClock(steps: FakeStep[], options: { startupTimeoutMs?: number }, ready: (event: AgentEvent) => boolean, advanceMs: number) {
+async function runAdvancingClock(steps: FakeStep[], options: AgentOptions, ready: (event: AgentEvent) => boolean, advanceMs: number) {
   const agent = createAgent(fakeDriver({ script: { steps } }), options);
   const stream = agent.stream("hello");
   const events: AgentEvent[] = [];
@@ -75,7 +75,8 @@ describe("startup deadline", () => {
   it("startupTimeoutMs 0 waits as long as the provider retries", async () => {
     const { outcome } = await runAdvancingClock(
       [{ markDelivered: true }, retrying, { waitForAbort: true }],
-      { startupTimeoutMs: 0 },
+      // The run's watchdogs (idle, 6 h hard cap) are off: only the startup deadline is under test.
+      { startupTimeoutMs: 0, defaults: { watchdogs: { idleMs: 0, hardCapMs: 0 } } },
       (event) => event.type === "notice",
       24 * 3_600_000,
     );

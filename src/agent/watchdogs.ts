@@ -1,0 +1,158 @@
+/**
+ * The run watchdogs, the same on every driver: turn idle, a hard cap on the turn, and a limit on
+ * repeated identical tool calls. They see the driver's events through the checked sink; a trip
+ * ends the run through the same fatal path as the startup deadline: the run's signal aborts (the
+ * driver stops the provider turn as for a cancel) and the run fails once with the watchdog's code.
+ */
+import { ProviderError } from "../errors/index.js";
+import type { DriverEvent, ToolStarted } from "../events/types.js";
+
+/** Watchdog limits of a run (`CallDefaults.watchdogs`): 0 disables one, a negative value selects its default. */
+export interface WatchdogOptions {
+  /**
+   * How long the provider may stay silent (no event) during the turn before the run fails with
+   * `idle_timeout`. Not counted while an approval or a question waits for the host, nor while a
+   * tool call is open (started, not completed). Default 600000 ms (10 min); capped at 7 days.
+   */
+  idleMs?: number;
+  /** How long the turn may last in all before it fails with `hard_cap`. Default 6 h; capped at 7 days. */
+  hardCapMs?: number;
+  /**
+   * How many consecutive identical tool calls (same kind, name and call-defining input) trip
+   * `repeat_tool_loop`; it trips at exactly this many. Default 50.
+   */
+  repeatToolLimit?: number;
+}
+
+export const DEFAULT_IDLE_MS = 10 * 60_000;
+export const DEFAULT_HARD_CAP_MS = 6 * 3_600_000;
+export const MAX_WATCHDOG_MS = 7 * 24 * 3_600_000;
+export const DEFAULT_REPEAT_TOOL_LIMIT = 50;
+
+/** Limits as a run applies them; 0 = disabled. */
+export interface ResolvedWatchdogs {
+  idleMs: number;
+  hardCapMs: number;
+  repeatToolLimit: number;
+}
+
+function bounded(value: number | undefined, fallback: number, max: number): number {
+  if (value === undefined || value < 0) return fallback;
+  return Math.min(Math.floor(value), max);
+}
+
+/** Defaults filled in, negatives replaced by defaults, durations capped at 7 days (values are validated by the option schemas). */
+export function resolveWatchdogs(options: WatchdogOptions | undefined): ResolvedWatchdogs {
+  return {
+    idleMs: bounded(options?.idleMs, DEFAULT_IDLE_MS, MAX_WATCHDOG_MS),
+    hardCapMs: bounded(options?.hardCapMs, DEFAULT_HARD_CAP_MS, MAX_WATCHDOG_MS),
+    repeatToolLimit: bounded(options?.repeatToolLimit, DEFAULT_REPEAT_TOOL_LIMIT, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+/** What identifies a tool call for the repeat limit: its kind, name and call-defining input (not its id or title). */
+function callSignature(event: ToolStarted): string {
+  const files = event.files?.map((file) => file.path);
+  return JSON.stringify([event.kind, event.name ?? null, event.command ?? null, files ?? null, event.mcp ?? null, event.rawInput ?? null]);
+}
+
+/** The watchdogs of one run. `start()` when the driver is called; `dispose()` once it has settled. */
+export class RunWatchdogs {
+  readonly #limits: ResolvedWatchdogs;
+  readonly #trip: (failure: ProviderError) => void;
+  /** Approvals and questions waiting for the host. */
+  #waiting = 0;
+  readonly #openTools = new Set<string>();
+  readonly #seenCalls = new Set<string>();
+  #lastSignature: string | undefined;
+  #repeats = 0;
+  #lastActivity = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #hardCapTimer: NodeJS.Timeout | undefined;
+  #done = false;
+
+  constructor(limits: ResolvedWatchdogs, trip: (failure: ProviderError) => void) {
+    this.#limits = limits;
+    this.#trip = trip;
+  }
+
+  start(): void {
+    if (this.#done) return;
+    const { hardCapMs } = this.#limits;
+    if (hardCapMs > 0) {
+      this.#hardCapTimer = setTimeout(() => this.#fire("hard_cap", `the run exceeded its hard cap of ${hardCapMs} ms (watchdogs.hardCapMs)`), hardCapMs);
+    }
+    this.#touch();
+  }
+
+  /** Every event the driver emits, in order. */
+  observe(event: DriverEvent): void {
+    if (this.#done) return;
+    if (event.type === "tool.started") this.#toolStarted(event);
+    else if (event.type === "tool.completed") this.#openTools.delete(event.callId);
+    this.#touch();
+  }
+
+  /** An approval or question waits for the host until `pending` settles: idleness does not count meanwhile. */
+  suspendWhile<T>(pending: Promise<T>): Promise<T> {
+    this.#waiting += 1;
+    this.#disarmIdle();
+    const resume = () => {
+      this.#waiting -= 1;
+      this.#touch();
+    };
+    return pending.finally(resume);
+  }
+
+  dispose(): void {
+    this.#done = true;
+    this.#disarmIdle();
+    clearTimeout(this.#hardCapTimer);
+  }
+
+  #toolStarted(event: ToolStarted): void {
+    // A provider that re-announces one call (a duplicate id) is not repeating it.
+    if (this.#seenCalls.has(event.callId)) return;
+    this.#seenCalls.add(event.callId);
+    this.#openTools.add(event.callId);
+    const signature = callSignature(event);
+    this.#repeats = signature === this.#lastSignature ? this.#repeats + 1 : 1;
+    this.#lastSignature = signature;
+    const limit = this.#limits.repeatToolLimit;
+    if (limit > 0 && this.#repeats >= limit) {
+      this.#fire("repeat_tool_loop", `the agent made the same tool call ${limit} times in a row (watchdogs.repeatToolLimit)`);
+    }
+  }
+
+  #suspended(): boolean {
+    return this.#waiting > 0 || this.#openTools.size > 0;
+  }
+
+  /** Activity: the idle clock restarts (armed only while nothing suspends it). */
+  #touch(): void {
+    this.#lastActivity = Date.now();
+    if (this.#done || this.#limits.idleMs === 0 || this.#suspended()) return this.#disarmIdle();
+    // One timer, re-armed only when it fires early: an event costs a clock read, not a timer.
+    this.#idleTimer ??= setTimeout(() => this.#idleCheck(), this.#limits.idleMs);
+  }
+
+  #idleCheck(): void {
+    this.#idleTimer = undefined;
+    if (this.#done || this.#suspended()) return;
+    const idleMs = this.#limits.idleMs;
+    const quietFor = Date.now() - this.#lastActivity;
+    if (quietFor >= idleMs) return this.#fire("idle_timeout", `the provider sent nothing for ${idleMs} ms (watchdogs.idleMs)`);
+    this.#idleTimer = setTimeout(() => this.#idleCheck(), idleMs - quietFor);
+  }
+
+  #disarmIdle(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+
+  #fire(code: "idle_timeout" | "hard_cap" | "repeat_tool_loop", message: string): void {
+    if (this.#done) return;
+    this.dispose();
+    this.#trip(new ProviderError(message, { code, retryable: false }));
+  }
+}
