@@ -335,6 +335,7 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
     ask: (question) => scope.watchdogs.suspendWhile(scope.bridge.ask(question)),
     markDelivered: () => {
       scope.delivered = true;
+      scope.watchdogs.delivered();
     },
     registerSecret: (value) => {
       if (typeof value === "string") scope.redactor.addSecret(value);

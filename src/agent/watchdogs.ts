@@ -11,7 +11,7 @@ import type { DriverEvent, ToolStarted } from "../events/types.js";
 export interface WatchdogOptions {
   /**
    * How long the provider may stay silent (no event) during the turn before the run fails with
-   * `idle_timeout`. Not counted while an approval or a question waits for the host, nor while a
+   * `idle_timeout`, counted from the prompt's delivery. Not counted while an approval or a question waits for the host, nor while a
    * tool call is open (started, not completed). Default 600000 ms (10 min); capped at 7 days.
    */
   idleMs?: number;
@@ -56,7 +56,10 @@ function callSignature(event: ToolStarted): string {
   return JSON.stringify([event.kind, event.name ?? null, event.command ?? null, files ?? null, event.mcp ?? null, event.rawInput ?? null]);
 }
 
-/** The watchdogs of one run. `start()` when the driver is called; `dispose()` once it has settled. */
+/**
+ * The watchdogs of one run: `start()` when the driver is called (the hard cap), `delivered()` when
+ * the prompt may have reached the provider (the idle clock), `dispose()` once the driver has settled.
+ */
 export class RunWatchdogs {
   readonly #limits: ResolvedWatchdogs;
   readonly #trip: (failure: ProviderError) => void;
@@ -70,6 +73,8 @@ export class RunWatchdogs {
   #idleTimer: NodeJS.Timeout | undefined;
   #hardCapTimer: NodeJS.Timeout | undefined;
   #done = false;
+  /** The idle clock runs from the prompt's delivery: launching and resuming are not the provider's idleness. */
+  #delivered = false;
 
   constructor(limits: ResolvedWatchdogs, trip: (failure: ProviderError) => void) {
     this.#limits = limits;
@@ -82,6 +87,12 @@ export class RunWatchdogs {
     if (hardCapMs > 0) {
       this.#hardCapTimer = setTimeout(() => this.#fire("hard_cap", `the run exceeded its hard cap of ${hardCapMs} ms (watchdogs.hardCapMs)`), hardCapMs);
     }
+  }
+
+  /** The prompt may have reached the provider: the idle clock starts. */
+  delivered(): void {
+    if (this.#delivered) return;
+    this.#delivered = true;
     this.#touch();
   }
 
@@ -131,7 +142,7 @@ export class RunWatchdogs {
   /** Activity: the idle clock restarts (armed only while nothing suspends it). */
   #touch(): void {
     this.#lastActivity = Date.now();
-    if (this.#done || this.#limits.idleMs === 0 || this.#suspended()) return this.#disarmIdle();
+    if (this.#done || !this.#delivered || this.#limits.idleMs === 0 || this.#suspended()) return this.#disarmIdle();
     // One timer, re-armed only when it fires early: an event costs a clock read, not a timer.
     this.#idleTimer ??= setTimeout(() => this.#idleCheck(), this.#limits.idleMs);
   }

@@ -84,6 +84,23 @@ describe("watchdogs (every driver, in core)", () => {
       expectNoTrip(await runScript([delta], { call: { watchdogs: { idleMs: 1_000 } }, at: advance(999) }));
     });
 
+    it("idle counts from the prompt's delivery: a launch that has not delivered it yet is not idle", async () => {
+      fakeClock();
+      const agent = createAgent(fakeDriver({ script: { steps: [mark, { waitForAbort: true }] } }), { defaults: { watchdogs: { idleMs: 1_000 } } });
+      try {
+        const stream = agent.stream("go");
+        for await (const event of stream) {
+          if (event.type === "notice" && event.message === MARK) {
+            await vi.advanceTimersByTimeAsync(10_000);
+            stream.cancel("not idle before delivery");
+          }
+        }
+        await expect(stream.result).rejects.toMatchObject({ code: "run_cancelled" });
+      } finally {
+        await agent.close();
+      }
+    });
+
     it("the default idle limit is 10 minutes", async () => {
       fakeClock();
       expectNoTrip(await runScript([delta], { at: advance(10 * 60_000 - 1) }));

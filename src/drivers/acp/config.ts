@@ -100,7 +100,11 @@ export interface AcpClientCapabilities {
   meta?: Record<string, unknown>;
 }
 
-/** Watchdogs of one ACP run (zero disables a layer, negative selects the default). */
+/**
+ * Watchdogs of one ACP run (zero disables a layer, negative selects the default).
+ * @deprecated Use the agent's `watchdogs` option (`defaults.watchdogs` or per call), which applies
+ * to every driver. Only the layers set here still run in the driver, beside core's.
+ */
 export interface AcpWatchdogs {
   /** No agent activity for this long (tool execution and permission waits excluded). Default 10 min. */
   idleMs?: number;
@@ -123,6 +127,7 @@ export interface AcpConfig {
   /** A non-interactive `authenticate` call made after `initialize` (never by `inspect()`). */
   auth?: { methodId: string; meta?: Record<string, unknown> };
   clientCapabilities?: AcpClientCapabilities;
+  /** @deprecated Use the agent's `watchdogs` option (every driver); only the layers set here also run in the driver. */
   watchdogs?: AcpWatchdogs;
   /** How long the agent may take to answer `initialize` (and `authenticate`), in ms. Default 60 000; 0 = no limit. */
   initializeTimeoutMs?: number;
@@ -197,6 +202,7 @@ export interface AcpPresetOptions {
   provider?: AcpProviderBinding;
   auth?: { methodId: string; meta?: Record<string, unknown> };
   clientCapabilities?: AcpClientCapabilities;
+  /** @deprecated Use the agent's `watchdogs` option (every driver); only the layers set here also run in the driver. */
   watchdogs?: AcpWatchdogs;
   /** See `AcpConfig.initializeTimeoutMs`. */
   initializeTimeoutMs?: number;
@@ -259,11 +265,13 @@ function bound(value: number | undefined, fallback: number, max: number, what: s
   return Math.min(Math.floor(value), max);
 }
 
+/** Only the layers the config sets run in the driver (deprecated); core's watchdogs cover every run. */
 export function resolveWatchdogs(w: AcpWatchdogs | undefined): ResolvedWatchdogs {
+  const set = (value: number | undefined, fallback: number, max: number, what: string) => (value === undefined ? 0 : bound(value, fallback, max, what));
   return {
-    idleMs: bound(w?.idleMs, DEFAULT_IDLE_MS, MAX_IDLE_MS, "idleMs"),
-    hardCapMs: bound(w?.hardCapMs, DEFAULT_HARD_CAP_MS, MAX_HARD_CAP_MS, "hardCapMs"),
-    repeatToolLimit: bound(w?.repeatToolLimit, DEFAULT_REPEAT_TOOL_LIMIT, MAX_REPEAT_TOOL_LIMIT, "repeatToolLimit"),
+    idleMs: set(w?.idleMs, DEFAULT_IDLE_MS, MAX_IDLE_MS, "idleMs"),
+    hardCapMs: set(w?.hardCapMs, DEFAULT_HARD_CAP_MS, MAX_HARD_CAP_MS, "hardCapMs"),
+    repeatToolLimit: set(w?.repeatToolLimit, DEFAULT_REPEAT_TOOL_LIMIT, MAX_REPEAT_TOOL_LIMIT, "repeatToolLimit"),
   };
 }
 

@@ -368,6 +368,25 @@ describe("acp driver on a fake ACP agent", () => {
       expect(terminals(events)).toHaveLength(1);
       expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "repeat_tool_loop" } });
     });
+
+    // Core's watchdogs (the agent's `watchdogs` option) apply to ACP agents like to every driver.
+    it("core's idle watchdog fails an idle ACP turn once with idle_timeout", async () => {
+      const events = await run("IDLE", undefined, { defaults: { watchdogs: { idleMs: 200 } } });
+      expect(terminals(events)).toHaveLength(1);
+      expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "idle_timeout", phase: "after_delivery" } });
+    });
+
+    it("core's hard cap fails a slow ACP turn once with hard_cap", async () => {
+      const events = await run("SLOW", undefined, { defaults: { watchdogs: { hardCapMs: 300, idleMs: 0 } } });
+      expect(terminals(events)).toHaveLength(1);
+      expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "hard_cap" } });
+    });
+
+    it("core's repeat limit fails an ACP agent repeating one tool call with repeat_tool_loop", async () => {
+      const events = await run("LOOP", undefined, { defaults: { watchdogs: { repeatToolLimit: 3, idleMs: 0 } } });
+      expect(terminals(events)).toHaveLength(1);
+      expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "repeat_tool_loop" } });
+    });
   });
 
   it("cursor() is built from its documented command and refuses a provider binding", () => {
