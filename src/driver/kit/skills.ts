@@ -96,7 +96,7 @@ interface CopyScope {
 
 /** Copies `source` (a real path inside the skill) to `target`. */
 async function copyDirectory(scope: CopyScope, source: string, target: string): Promise<void> {
-  if (scope.ancestors.has(source)) throw scope.fail(`"${relative(scope.root, source)}" links back to a directory above it`);
+  if (scope.ancestors.has(source)) throw scope.fail(`"${relative(scope.root, source) || "."}" links back to a directory above it`);
   scope.ancestors.add(source);
   await mkdir(target, { mode: DIR_MODE });
   for (const entry of await readdir(source, { withFileTypes: true })) {
