@@ -89,6 +89,7 @@ export const ERROR_CODES = {
   idle_timeout: { meaning: "the provider sent nothing for longer than the idle watchdog allows (`watchdogs.idleMs`)", errorClass: "ProviderError", retryable: false },
   hard_cap: { meaning: "the run exceeded the hard cap on its duration (`watchdogs.hardCapMs`)", errorClass: "ProviderError", retryable: false },
   repeat_tool_loop: { meaning: "the agent made the same tool call as many times in a row as allowed (`watchdogs.repeatToolLimit`)", errorClass: "ProviderError", retryable: false },
+  mcp_server_failed: { meaning: "an MCP server of the agent could not be started or listed, so the run did not start without it", errorClass: "ProviderError", retryable: false, drivers: ["openai"] },
   control_error: { meaning: "the CLI refused a control request", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },
   max_turns: { meaning: "the CLI stopped the turn at its maximum number of turns", errorClass: "ProviderError", retryable: false, drivers: ["stream-json", "openai"] },
   budget_exceeded: { meaning: "the CLI stopped the turn at its maximum budget", errorClass: "ProviderError", retryable: false, drivers: ["stream-json"] },

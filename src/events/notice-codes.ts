@@ -21,7 +21,6 @@ export const NOTICE_CODES = {
   invalid_json: { meaning: "a line of provider output is not valid JSON (`count` lines when coalesced)" },
   frame_too_large: { meaning: "a line of provider output exceeds the frame size limit (`count` lines when coalesced)" },
   malformed_frame: { meaning: "a line of provider output is JSON but no protocol message (`count` lines when coalesced)" },
-  resources_unsupported: { meaning: "some of the agent's tools, skills or MCP servers were not offered to the model" },
   approval_handler_failed: { meaning: "the approval handler threw; the request was denied" },
   approval_denied_by_policy: { meaning: "no approval handler is configured; the request was denied" },
   approval_timeout: { meaning: "no answer came within `approvalTimeoutMs`; the approval was denied (a question declined)" },

@@ -112,7 +112,7 @@ describe("driver configs are validated at the factory: an unknown key or a wrong
 
   it.each([
     ["codex", () => codex({ executable: MISSING }), ["executable", "model", "effort", "home", "provider", "experimental", "env", "args", "initializeTimeoutMs"]],
-    ["claude", () => claude({ executable: MISSING }), ["executable", "model", "effort", "configDir", "provider", "env", "args", "settingSources", "initializeTimeoutMs"]],
+    ["claude", () => claude({ executable: MISSING }), ["executable", "model", "effort", "configDir", "provider", "env", "args", "settingSources", "userMcpServers", "initializeTimeoutMs"]],
     ["acp", () => acp({ command: MISSING }), ["command", "args", "env", "inheritEnv", "cwd", "auth", "clientCapabilities", "watchdogs", "initializeTimeoutMs", "preset"]],
   ])("%s declares the config it validates in descriptor().configSchema", (_id, make, keys) => {
     const schema = make().descriptor().configSchema as { properties: object; additionalProperties: unknown };

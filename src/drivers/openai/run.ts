@@ -7,7 +7,7 @@
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import type { EventSink, RunRequest, RunResponse, HostToolsEndpoint } from "../../driver/types.js";
 import type { McpServerConfig } from "../../driver/vocabulary.js";
-import { AuthRequiredError, ConfigError } from "../../errors/index.js";
+import { AuthRequiredError, ConfigError, ProviderError } from "../../errors/index.js";
 import type { ProcessHandle } from "../../process/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { loadOpenAI, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
@@ -110,8 +110,10 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
     await ctx.store.save(conversation);
   };
   try {
-    for (const failure of toolbox.mcp?.failures ?? []) {
-      await emitter.emit({ type: "notice", level: "warning", code: "resources_unsupported", message: `the MCP server "${failure.server}" could not be started or listed; its tools were not offered to the model: ${failure.message}`, provenance: { provider: PROVIDER } });
+    // A resource the agent was configured with is part of its identity: never run without it.
+    const failure = toolbox.mcp?.failures[0];
+    if (failure !== undefined) {
+      throw new ProviderError(`the MCP server "${failure.server}" could not be started or listed: ${failure.message}`, { code: "mcp_server_failed", phase: "before_delivery" });
     }
     const base = {
       model,

@@ -276,6 +276,18 @@ for (const api of ["chat", "responses"] as const) {
 }
 
 describe("openai driver refusals", () => {
+  it("fails before delivery when an MCP server of the agent cannot be started, instead of running without it", async () => {
+    const baseURL = await serve({ turns: [{ reply: { text: "never" } }] });
+    const broken = { name: "broken", command: process.execPath, args: ["-e", "process.exit(3)"] };
+    const agent = createAgent(driverFor("chat", baseURL), { workspace, mcp: [{ name: "echo", command: process.execPath, args: [echoServer] }, broken] });
+    try {
+      await expect(agent.run("hi")).rejects.toMatchObject({ code: "mcp_server_failed", phase: "before_delivery", message: expect.stringContaining('"broken"') });
+      expect(server!.requests).toHaveLength(0);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("refuses a run without a model before delivery", async () => {
     const baseURL = await serve({ turns: [{ reply: { text: "x" } }] });
     const agent = createAgent(openai({ baseURL, stateDir: join(root, "state-nomodel") }), { workspace });

@@ -74,12 +74,12 @@ export class McpServers {
   readonly tools: McpTool[] = [];
   readonly #taken = new Set<string>();
 
-  /** Servers that could not be started or listed, with why: their tools are not offered. */
+  /** Servers that could not be started or listed, with why. */
   readonly failures: { server: string; message: string }[] = [];
 
   /**
    * Connects every server and lists its tools. A server that fails is closed and reported in
-   * `failures` (the run goes on without its tools, as the agent CLIs do); a cancel closes all.
+   * `failures` (the run then fails before delivery rather than going on without it); a cancel closes all.
    */
   static async open(servers: readonly McpServerConfig[], options: McpOpenOptions, signal: AbortSignal): Promise<McpServers> {
     const set = new McpServers();
