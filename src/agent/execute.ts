@@ -192,7 +192,7 @@ async function runToTerminal(
     controller.abort(failure);
   };
   const deadline = startupDeadline(context.startupTimeoutMs, failFatally);
-  const watchdogs = new RunWatchdogs(resolveWatchdogs(options.watchdogs), failFatally);
+  const watchdogs = new RunWatchdogs(resolveWatchdogs(options.watchdogs), failFatally, () => timeline.buffer.size >= context.events.bufferSize);
   const sink = new CheckedSink({
     driverId: context.driverId,
     timeline,

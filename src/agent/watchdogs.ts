@@ -12,7 +12,8 @@ export interface WatchdogOptions {
   /**
    * How long the provider may stay silent (no event) during the turn before the run fails with
    * `idle_timeout`, counted from the prompt's delivery. Not counted while an approval or a question waits for the host, nor while a
-   * tool call is open (started, not completed). Default 600000 ms (10 min); capped at 7 days.
+   * tool call is open (started, not completed), nor while the host leaves the run's event buffer
+   * full (not reading under the `block` overflow policy). Default 600000 ms (10 min); capped at 7 days.
    */
   idleMs?: number;
   /** How long the turn may last in all before it fails with `hard_cap`. Default 6 h; capped at 7 days. */
@@ -63,6 +64,8 @@ function callSignature(event: ToolStarted): string {
 export class RunWatchdogs {
   readonly #limits: ResolvedWatchdogs;
   readonly #trip: (failure: ProviderError) => void;
+  /** Whether the host holds the run (it does not read a full event buffer, so the driver waits for it). */
+  readonly #heldByHost: () => boolean;
   /** Approvals and questions waiting for the host. */
   #waiting = 0;
   readonly #openTools = new Set<string>();
@@ -76,9 +79,10 @@ export class RunWatchdogs {
   /** The idle clock runs from the prompt's delivery: launching and resuming are not the provider's idleness. */
   #delivered = false;
 
-  constructor(limits: ResolvedWatchdogs, trip: (failure: ProviderError) => void) {
+  constructor(limits: ResolvedWatchdogs, trip: (failure: ProviderError) => void, heldByHost: () => boolean = () => false) {
     this.#limits = limits;
     this.#trip = trip;
+    this.#heldByHost = heldByHost;
   }
 
   start(): void {
@@ -151,6 +155,8 @@ export class RunWatchdogs {
     this.#idleTimer = undefined;
     if (this.#done || this.#suspended()) return;
     const idleMs = this.#limits.idleMs;
+    // A host that stops reading pauses the driver: that silence is the host's, not the provider's.
+    if (this.#heldByHost()) this.#lastActivity = Date.now();
     const quietFor = Date.now() - this.#lastActivity;
     if (quietFor >= idleMs) return this.#fire("idle_timeout", `the provider sent nothing for ${idleMs} ms (watchdogs.idleMs)`);
     this.#idleTimer = setTimeout(() => this.#idleCheck(), idleMs - quietFor);

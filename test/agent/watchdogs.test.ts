@@ -101,6 +101,23 @@ describe("watchdogs (every driver, in core)", () => {
       }
     });
 
+    it("idle does not count while the host leaves the event buffer full (it is not reading)", async () => {
+      fakeClock();
+      const steps: FakeStep[] = [{ markDelivered: true }, delta, delta, delta, delta, mark, { waitForAbort: true }];
+      const agent = createAgent(fakeDriver({ script: { steps } }), { events: { bufferSize: 2 }, defaults: { watchdogs: { idleMs: 1_000 } } });
+      try {
+        const stream = agent.stream("go");
+        // The host does not read for a long while: the driver waits on the full buffer.
+        await vi.advanceTimersByTimeAsync(10_000);
+        for await (const event of stream) {
+          if (event.type === "notice" && event.message === MARK) stream.cancel("the host read everything");
+        }
+        await expect(stream.result).rejects.toMatchObject({ code: "run_cancelled" });
+      } finally {
+        await agent.close();
+      }
+    });
+
     it("the default idle limit is 10 minutes", async () => {
       fakeClock();
       expectNoTrip(await runScript([delta], { at: advance(10 * 60_000 - 1) }));
