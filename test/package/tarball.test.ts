@@ -37,6 +37,9 @@ interface Snippet {
 const SNIPPETS: Snippet[] = [
   { name: "readme-quick-start", page: "README.md", containing: "fakeDriver()", run: true },
   { name: "readme-threads", page: "README.md", containing: "startThread" },
+  { name: "readme-openai", page: "README.md", containing: "local = createAgent(openai" },
+  { name: "readme-resources", page: "README.md", containing: "hostTool({" },
+  { name: "driver-openai", page: "docs/drivers/openai.md", containing: "agent-adaptor/drivers/openai" },
   {
     name: "api-threads",
     page: "docs/api.md",
@@ -95,9 +98,11 @@ function productionDependencies(): string[] {
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as {
     packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
   };
-  return Object.entries(lock.packages)
+  const paths = Object.entries(lock.packages)
     .filter(([path, entry]) => path.startsWith("node_modules/") && entry.dev !== true && entry.devOptional !== true)
     .map(([path]) => path);
+  // A package nested in another's node_modules comes with the link to its parent.
+  return paths.filter((path) => !paths.some((parent) => path.startsWith(`${parent}/node_modules/`)));
 }
 
 let root: string;

@@ -6,14 +6,14 @@
 import type { OpenAI } from "openai";
 import { ExecutableNotFoundError } from "../../errors/index.js";
 import type { ResolvedOpenAIConfig } from "./config.js";
+import type { OpenAIImporter } from "./importer.js";
 
 /** The client class (`openai`'s default export). */
 export type OpenAIClass = typeof OpenAI;
 /** One client instance. */
 export type OpenAIClient = OpenAI;
 
-/** How the package is imported (a test passes one that fails). */
-export type OpenAIImporter = () => Promise<{ default: OpenAIClass }>;
+export type { OpenAIImporter } from "./importer.js";
 
 export const OPENAI_INSTALL = "npm install openai";
 
@@ -25,7 +25,7 @@ let loaded: OpenAIClass | undefined;
 export async function loadOpenAI(importer: OpenAIImporter = defaultImporter): Promise<OpenAIClass> {
   if (importer === defaultImporter && loaded !== undefined) return loaded;
   try {
-    const OpenAIClass = (await importer()).default;
+    const OpenAIClass = ((await importer()) as { default: OpenAIClass }).default;
     if (importer === defaultImporter) loaded = OpenAIClass;
     return OpenAIClass;
   } catch (cause) {

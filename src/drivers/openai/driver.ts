@@ -12,7 +12,8 @@ import type { Policy } from "../../driver/vocabulary.js";
 import { ProviderError } from "../../errors/index.js";
 import type { ProcessHandle } from "../../process/index.js";
 import type { Redactor } from "../../redact/redact.js";
-import { createClient, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
+import { createClient, type OpenAIClass, type OpenAIClient } from "./client.js";
+import type { OpenAIImporter } from "./importer.js";
 import {
   configCompatibility,
   configFingerprint,
