@@ -352,7 +352,8 @@ function registerOptionalChecks(makeDriver: () => Driver, fixtures: ConformanceF
         }
         const running = createAgent(makeDriver(), withMarker);
         try {
-          await running.run(fixtures.textRun.prompt);
+          // The marker is no MCP server: a driver that never runs without its servers fails the run.
+          await running.run(fixtures.textRun.prompt).catch(() => undefined);
         } finally {
           await running.close();
         }
