@@ -139,14 +139,19 @@ async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer
   const request: ModelRequest = { ...ctx.base, messages: historyOf([...ctx.previous, ctx.turn]) };
   for (let attempt = 0; ; attempt++) {
     const segments = new Segments(ctx.emitter, step);
+    const deadline = new RequestDeadline(ctx.signal, ctx.config.requestTimeoutMs);
     try {
-      const answer = await ctx.wire.stream(ctx.client, request, segments.sink, ctx.signal);
+      const answer = await ctx.wire.stream(ctx.client, request, segments.sink, deadline.signal).catch((error: unknown) => {
+        throw deadline.expired && !ctx.signal.aborted ? deadline.failure(error) : error;
+      });
+      deadline.clear();
       await segments.close();
       if (answer.usage !== undefined) {
         await ctx.emitter.emit({ type: "usage.observed", usage: ctx.usage.add(answer.usage), provenance: { provider: PROVIDER } });
       }
       return answer;
     } catch (error) {
+      deadline.clear();
       await segments.close().catch(() => {});
       if (ctx.signal.aborted) throw ctx.signal.reason ?? error;
       if (segments.delivered || attempt >= ctx.config.maxRetries || !isRetryable(error)) {
@@ -157,5 +162,37 @@ async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer
       await ctx.emitter.emit({ type: "notice", level: "warning", code: "provider_retry", message: `retrying the model request in ${Math.round(wait)} ms (attempt ${attempt + 2} of ${ctx.config.maxRetries + 1}): ${why}`, provenance: { provider: PROVIDER } });
       await abortableDelay(wait, ctx.signal);
     }
+  }
+}
+
+/**
+ * The run's signal, also aborted when one model request (its whole stream) outlasts
+ * `requestTimeoutMs`: the client's own timeout ends once the response headers arrive, so a
+ * stream that stalls after them would otherwise hold the turn until a watchdog or the host.
+ */
+class RequestDeadline {
+  readonly #timer: NodeJS.Timeout;
+  readonly #controller = new AbortController();
+  readonly signal: AbortSignal;
+  expired = false;
+
+  constructor(
+    runSignal: AbortSignal,
+    readonly ms: number,
+  ) {
+    this.signal = AbortSignal.any([runSignal, this.#controller.signal]);
+    this.#timer = setTimeout(() => {
+      this.expired = true;
+      this.#controller.abort();
+    }, ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+
+  /** The typed failure of a request the deadline cut (retryable while none of its output went out). */
+  failure(cause: unknown): ProviderError {
+    return new ProviderError(`openai: the model request did not finish within requestTimeoutMs (${this.ms} ms)`, { code: "timeout", retryable: true, phase: "after_delivery", cause });
   }
 }

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
@@ -306,5 +307,44 @@ describe("openai driver refusals", () => {
     expect(() => driver.validatePolicy({ network: false })).toThrow(/network/);
     expect(() => driver.validatePolicy({ sandbox: "workspace-write", approval: "never" })).toThrow(/workspace-write/);
     expect(() => driver.validatePolicy({ sandbox: "workspace-write", approval: "on-request" })).not.toThrow();
+  });
+});
+
+/** An endpoint that answers every request with stream headers, one SSE comment, then nothing. */
+async function stallingEndpoint(): Promise<{ baseURL: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const http: Server = createServer((req, res) => {
+    requests++;
+    req.resume();
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(": stalled\n\n");
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as { port: number };
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests: () => requests,
+    close: () => {
+      http.closeAllConnections();
+      return new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+describe("openai driver request deadline", () => {
+  it("bounds a stream that stalls after its headers by requestTimeoutMs: retried while nothing was delivered, then a typed timeout", async () => {
+    const endpoint = await stallingEndpoint();
+    const agent = createAgent(driverFor("chat", endpoint.baseURL, { requestTimeoutMs: 200, maxRetries: 1 }), { workspace, defaults: { watchdogs: { idleMs: 0 } } });
+    try {
+      const stream = agent.stream("hello");
+      const events = await collect(stream);
+      await expect(stream.result).rejects.toMatchObject({ code: "timeout", message: expect.stringContaining("requestTimeoutMs") });
+      expect(events.filter((e) => e.type === "notice" && e.code === "provider_retry")).toHaveLength(1);
+      expect(events.filter((e) => e.type === "run.failed")).toHaveLength(1);
+      expect(endpoint.requests()).toBe(2);
+    } finally {
+      await agent.close();
+      await endpoint.close();
+    }
   });
 });
