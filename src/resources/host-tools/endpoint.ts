@@ -135,17 +135,37 @@ export class Endpoint {
     if (!checked.ok) return toolError(`invalid arguments for host tool "${name}": ${checked.problem}`);
     // The run's end, the provider abandoning the call (notifications/cancelled) or the process retiring.
     const signal = AbortSignal.any([binding.signal, requestSignal, this.#closing.signal]);
+    const context = { signal, runId: binding.runId, ...(binding.threadId !== undefined ? { threadId: binding.threadId } : {}) };
     try {
-      const value: unknown = await tool.call(checked.value, { signal, runId: binding.runId, ...(binding.threadId !== undefined ? { threadId: binding.threadId } : {}) });
+      // A handler that ignores its signal must not hold the provider's call (nor the run's end) open.
+      const value = await untilAborted(Promise.resolve().then(() => tool.call(checked.value, context)), signal);
       return toolResult(value);
     } catch (error) {
-      return toolError(this.#host.redact(error instanceof Error ? error.message : String(error)));
+      if (signal.aborted) return toolError(`host tool "${name}" was stopped: ${this.#host.redact(messageOf(signal.reason))}`);
+      return toolError(this.#host.redact(messageOf(error)));
     }
   }
 
   #announceListChange(): void {
     for (const { server } of this.#sessions.values()) void server.sendToolListChanged().catch(() => undefined);
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `work`'s outcome, or a rejection as soon as `signal` aborts (a late outcome of `work` is dropped). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function digest(text: string): Buffer {

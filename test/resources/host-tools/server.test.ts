@@ -34,10 +34,16 @@ function binding(runId: string, services: unknown[] = []): RunBinding & { end():
   return { runId, services: resolveHostTools(services, "services"), signal: controller.signal, end: () => controller.abort() };
 }
 
-async function clientOf(view: HostToolsEndpoint, onListChanged?: () => void): Promise<Client> {
+/** `onStream`: called once the server has answered the client's standalone SSE stream (GET), which notifications travel on. */
+async function clientOf(view: HostToolsEndpoint, onListChanged?: () => void, onStream?: () => void): Promise<Client> {
   const client = new Client({ name: "test", version: "0" });
   if (onListChanged) client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged());
-  await client.connect(new StreamableHTTPClientTransport(new URL(view.http.url), { requestInit: { headers: view.http.headers } }));
+  const watched: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if ((init?.method ?? "GET") === "GET" && response.ok) onStream?.();
+    return response;
+  };
+  await client.connect(new StreamableHTTPClientTransport(new URL(view.http.url), { requestInit: { headers: view.http.headers }, fetch: watched }));
   clients.push(client);
   return client;
 }
@@ -91,12 +97,14 @@ describe("binding an endpoint to a run", () => {
     const { endpoint, view } = await server.open();
     let changes = 0;
     let changed!: () => void;
-    const client = await clientOf(view, () => (changes++, changed()));
+    let streamOpen!: () => void;
+    const streamOpened = new Promise<void>((resolve) => (streamOpen = resolve));
+    const client = await clientOf(view, () => (changes++, changed()), () => streamOpen());
     const nextChange = () => new Promise<void>((resolve) => (changed = resolve));
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["echo"]);
     const run = binding("run_1", [{ name: "svc", inputSchema: { type: "object" }, handler: () => "s" }]);
     // The standalone SSE stream the notification travels on opens after initialization.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await streamOpened;
     let change = nextChange();
     endpoint.bind(run);
     await change;
@@ -148,6 +156,31 @@ describe("binding an endpoint to a run", () => {
     controller.abort(new Error("provider gave up"));
     await expect(call).rejects.toThrow();
     await expect(abortSeen).resolves.toBeDefined();
+  });
+
+  it("answers a call whose handler ignores its signal with a tool error as soon as the run ends", async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    const server = serverWith([
+      {
+        name: "stuck",
+        inputSchema: { type: "object" },
+        handler: () => {
+          entered();
+          return new Promise(() => undefined);
+        },
+      },
+    ]);
+    const { endpoint, view } = await server.open();
+    const run = binding("run_d");
+    endpoint.bind(run);
+    const client = await clientOf(view);
+    const call = client.callTool({ name: "stuck", arguments: {} });
+    await inHandler;
+    run.end();
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^host tool "stuck" was stopped: /);
   });
 });
 
