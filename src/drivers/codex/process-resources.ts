@@ -3,13 +3,12 @@
  * per process, registered with every thread the process starts) and the directory its skills were
  * materialized into. Both live exactly as long as the process: released when it retires or exits.
  */
-import { rm } from "node:fs/promises";
-
 import type { HostToolsEndpoint } from "../../driver/types.js";
+import type { OwnedDirectory } from "../../input/process-directory.js";
 
 export class ProcessResources {
   #hostTools: HostToolsEndpoint | undefined;
-  #skillsDir: string | undefined;
+  #skillsDir: OwnedDirectory | undefined;
   #released: Promise<void> | undefined;
 
   /** The process's host-tools endpoint, if it has one. */
@@ -27,9 +26,9 @@ export class ProcessResources {
   }
 
   /** Takes ownership of a skills directory (removed with the process). */
-  adoptSkillsDir(dir: string): void {
+  adoptSkillsDir(dir: OwnedDirectory): void {
     if (this.#released !== undefined) {
-      void rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      void dir.remove();
       return;
     }
     this.#skillsDir = dir;
@@ -39,7 +38,7 @@ export class ProcessResources {
   release(): Promise<void> {
     this.#released ??= Promise.all([
       this.#hostTools?.close().catch(() => undefined),
-      this.#skillsDir === undefined ? undefined : rm(this.#skillsDir, { recursive: true, force: true }).catch(() => undefined),
+      this.#skillsDir?.remove(),
     ]).then(() => undefined);
     return this.#released;
   }

@@ -3,12 +3,13 @@
  * endpoint, with their env and header values, which must never reach the command line) and a
  * plugin holding the agent's skills. The directory is 0700 and its files 0600, it lives outside
  * the workspace and the user's config, and it is removed (and the endpoint closed) when the
- * process retires, however it ends.
+ * process retires, however it ends; one a killed host left behind is swept at the next start
+ * (createOwnedDirectory).
  */
-import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { HostToolsEndpoint } from "../../driver/types.js";
+import { createOwnedDirectory, type OwnedDirectory } from "../../input/process-directory.js";
 import { materializeSkills } from "../../driver/kit/skills.js";
 import type { McpServerConfig, SkillRef } from "../../driver/vocabulary.js";
 
@@ -44,9 +45,9 @@ const FILE_MODE = 0o600;
 export async function createProcessResources(input: ProcessResourcesInput): Promise<ProcessResources> {
   const servers = mcpEntries(input.mcp, input.hostTools);
   const needsDir = servers !== undefined || input.skills.length > 0;
-  // mkdtemp creates the directory 0700, readable by this user only.
-  const dir = needsDir ? await mkdtemp(join(tmpdir(), "agent-adaptor-cli-")).catch(failWith(input.hostTools)) : undefined;
-  const resources = disposable(dir, input.hostTools);
+  const owned = needsDir ? await createOwnedDirectory().catch(failWith(input.hostTools)) : undefined;
+  const dir = owned?.path;
+  const resources = disposable(owned, input.hostTools);
   try {
     const args: string[] = [];
     if (dir !== undefined && servers !== undefined) {
@@ -89,14 +90,10 @@ async function writeSkillsPlugin(dir: string, skills: readonly SkillRef[]): Prom
   return plugin;
 }
 
-function disposable(dir: string | undefined, endpoint: HostToolsEndpoint | undefined): Omit<ProcessResources, "args"> {
+function disposable(owned: OwnedDirectory | undefined, endpoint: HostToolsEndpoint | undefined): Omit<ProcessResources, "args"> {
   let disposed: Promise<void> | undefined;
-  const dispose = () =>
-    (disposed ??= Promise.all([
-      endpoint?.close().catch(() => undefined),
-      dir === undefined ? undefined : rm(dir, { recursive: true, force: true }).catch(() => undefined),
-    ]).then(() => undefined));
-  return { dir, hostTools: endpoint, dispose };
+  const dispose = () => (disposed ??= Promise.all([endpoint?.close().catch(() => undefined), owned?.remove()]).then(() => undefined));
+  return { dir: owned?.path, hostTools: endpoint, dispose };
 }
 
 /** Closes the endpoint when the directory could not even be made, then rethrows. */

@@ -14,6 +14,7 @@ import { createAgent } from "../../../src/agent/agent.js";
 import type { HostToolsEndpoint, HostToolsLink } from "../../../src/driver/types.js";
 import type { McpServerConfig } from "../../../src/driver/vocabulary.js";
 import { codex, type CodexDriver } from "../../../src/drivers/codex/index.js";
+import { ownedDirectoryPrefix } from "../../../src/input/stale.js";
 import { readFakeLog, runDirect, writeFakeCodex } from "./harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "codex-resources-"));
@@ -227,6 +228,8 @@ describe("codex resources on a fake app-server", () => {
       expect(roots).toHaveLength(1);
       rootDir = roots[0]!;
       expect(rootDir.startsWith(workspace)).toBe(false);
+      // Named for this host, so a start after a SIGKILLed host sweeps it.
+      expect(rootDir.startsWith(ownedDirectoryPrefix())).toBe(true);
       expect(statSync(rootDir).mode & 0o777).toBe(0o700);
       expect(readFileSync(join(rootDir, "fake-lane", "SKILL.md"), "utf8")).toContain("Do it.");
       await agent.run("hi");

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
 import type { HostToolsEndpoint, HostToolsLink, RunRequest } from "../../../src/driver/types.js";
 import type { McpServerConfig } from "../../../src/driver/vocabulary.js";
+import { ownedDirectoryPrefix } from "../../../src/input/stale.js";
 import { claude } from "../../../src/drivers/claude/index.js";
 import { codebuddy } from "../../../src/drivers/codebuddy/index.js";
 import type { StreamJsonDriverConfig } from "../../../src/drivers/stream-json/config.js";
@@ -91,6 +92,8 @@ for (const dialect of ["claude", "codebuddy"] as FakeDialect[]) {
         servers: { db: { type: "stdio", env: ["DB_PASSWORD"] }, docs: { type: "http", headers: ["Authorization"], url: "http://127.0.0.1:9/mcp" } },
       });
       expect(String(config!.path).startsWith(fake.workspace)).toBe(false);
+      // Named for this host, so a start after a SIGKILLed host sweeps it.
+      expect(String(config!.path).startsWith(ownedDirectoryPrefix())).toBe(true);
       const argv = JSON.stringify(spawnsOf(log).map((s) => s.argv));
       for (const canary of [ENV_CANARY, HEADER_CANARY]) {
         expect(argv).not.toContain(canary);
