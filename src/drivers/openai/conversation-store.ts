@@ -6,9 +6,10 @@
  * secrets never reach the disk). A fork is a copy under a new id.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ProviderError } from "../../errors/index.js";
+import { ConfigError, ProviderError } from "../../errors/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import type { ContentPart, ConversationFile, ConversationMessage, ConversationTurn } from "./conversation.js";
 
@@ -58,14 +59,25 @@ export class ConversationStore {
     return parsed;
   }
 
+  /**
+   * Makes sure conversations can be written (the directory made, writable), once per store: a run
+   * checks before its first model request, so an unusable `stateDir` fails it typed and early
+   * instead of after the model was paid for.
+   */
+  ready(): Promise<unknown> {
+    this.#made ??= mkdir(this.#dir, { recursive: true, mode: 0o700 })
+      .then(() => access(this.#dir, constants.W_OK | constants.X_OK))
+      .catch((cause: unknown) => {
+        this.#made = undefined;
+        throw new ConfigError(`openai: the configured stateDir cannot hold conversations (${(cause as NodeJS.ErrnoException).code ?? "unusable"})`, "config_invalid", { cause });
+      });
+    return this.#made;
+  }
+
   /** Writes the conversation whole, bounded and redacted, atomically. */
   async save(file: ConversationFile): Promise<void> {
     const path = this.#path(file.id);
-    this.#made ??= mkdir(this.#dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-      this.#made = undefined;
-      throw error;
-    });
-    await this.#made;
+    await this.ready();
     const stored: ConversationFile = { ...file, updatedAt: new Date().toISOString(), turns: file.turns.map((t) => this.#boundedTurn(t)) };
     const temp = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     try {

@@ -96,6 +96,7 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
     request.registerSecret(apiKey);
     ctx.redactor.addSecret(apiKey);
   }
+  await ctx.store.ready();
   const conversation = await openConversation(request, ctx.store);
   const turn = newTurn(request, conversation, model);
   const previous = conversation.turns;

@@ -289,6 +289,19 @@ describe("openai driver refusals", () => {
     }
   });
 
+  it("fails a run whose stateDir cannot hold conversations before delivery, typed", async () => {
+    const baseURL = await serve({ turns: [{ reply: { text: "never" } }] });
+    const blocker = join(root, "state-blocker");
+    writeFileSync(blocker, "a file where the stateDir's parent should be");
+    const agent = createAgent(driverFor("chat", baseURL, { stateDir: join(blocker, "state") }), { workspace });
+    try {
+      await expect(agent.run("hi")).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining("stateDir") });
+      expect(server!.requests).toHaveLength(0);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("refuses a run without a model before delivery", async () => {
     const baseURL = await serve({ turns: [{ reply: { text: "x" } }] });
     const agent = createAgent(openai({ baseURL, stateDir: join(root, "state-nomodel") }), { workspace });
