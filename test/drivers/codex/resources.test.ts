@@ -121,6 +121,21 @@ describe("codex resources on a fake app-server", () => {
     for (const spawn of readFakeLog(log).filter((e) => e.event === "spawn")) expect(JSON.stringify(spawn.args)).not.toContain("token-ep0");
   });
 
+  it("a process that crashes mid-turn releases its endpoint and skills directory before the driver closes", async () => {
+    const { driver, workspace, log } = fake();
+    const { link, closed } = stubLink();
+    const skills = [{ name: "crash-lane", description: "A skill", files: { "SKILL.md": "Do it.\n" } }];
+    try {
+      const outcome = await runDirect(driver, { prompt: "EXIT_MID_TURN", workspace, hostTools: link, resources: { tools: [], skills, mcp: [] } });
+      expect(outcome.error?.code).toBe("provider_exited");
+      const rootDir = (requests(log, "skills/extraRoots/set")[0]!.params!.extraRoots as string[])[0]!;
+      expect(closed).toEqual(["ep0"]);
+      expect(existsSync(rootDir)).toBe(false);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it("a standby opens its endpoint at prepare; the run that claims it binds that endpoint and asks account/read no more", async () => {
     const { driver, workspace, log } = fake();
     const standbyLink = stubLink();
