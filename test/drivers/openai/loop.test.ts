@@ -302,6 +302,31 @@ describe("openai driver refusals", () => {
     }
   });
 
+  it("keeps the API key and a header value an endpoint echoes in its error body out of the error and every event", async () => {
+    const key = "sk-echoed-canary-5be2c7d913";
+    const header = "hdr-echoed-canary-0f41aa";
+    process.env.OAI_LOOP_ECHO_KEY = key;
+    const baseURL = await serve({ turns: [{ fault: { status: 400, body: { error: { message: `invalid key ${key} with header ${header}`, type: "invalid_request_error" } } } }] });
+    const agent = createAgent(driverFor("chat", baseURL, { apiKeyEnv: "OAI_LOOP_ECHO_KEY", headers: { "x-gateway-token": header } }), { workspace });
+    try {
+      const stream = agent.stream("hi");
+      const events = await collect(stream);
+      const error = await stream.result.then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(error!.message).toContain("invalid key");
+      const seen = JSON.stringify(events) + error!.message + String(error!.stack) + String((error as { cause?: unknown }).cause);
+      expect(seen).not.toContain(key);
+      expect(seen).not.toContain(header);
+      expect(server!.requests).toHaveLength(1);
+    } finally {
+      delete process.env.OAI_LOOP_ECHO_KEY;
+      await agent.close();
+    }
+  });
+
   it("refuses a run without a model before delivery", async () => {
     const baseURL = await serve({ turns: [{ reply: { text: "x" } }] });
     const agent = createAgent(openai({ baseURL, stateDir: join(root, "state-nomodel") }), { workspace });
