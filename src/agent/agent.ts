@@ -62,16 +62,8 @@ const LEASE_TTL_MS = 30_000;
  * const result = await agent.run("Fix the failing test");
  * ```
  */
-// long-function: wires the agent's shared state (resources, host tools, standby slot, writers, runs) into the Agent object; each verb is short
 export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
-  const { descriptor, info } = checkedDriver(driver, options);
-  const workspace = options.workspace ?? process.cwd();
-  // Host tools resolve first: their JSON Schemas are what the resources (and the identity) carry.
-  const tools = resolveHostTools(options.tools, "tools");
-  const resources = resolveResources({ ...options, tools: tools.map((tool) => structuredClone(tool.declaration)) });
-  // What the driver does not deliver is refused now, before any process starts.
-  checkResourceSupport(info.id, resourceSupportOf(descriptor), resources);
-  if (options.inputLimits) resolveInputLimits(options.inputLimits); // invalid limits fail at construction
+  const { descriptor, info, workspace, tools, resources } = checkedConstruction(driver, options);
   // Input copies a SIGKILLed host left behind are removed in the background, once per process.
   void sweepStaleInputDirectoriesOnce();
   const settings = new CallSettings(driver, info.id, workspace, resources, options.defaults);
@@ -104,20 +96,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     return prepareStandby({ driver, info, settings, redactor, slot, request }, signal, assertOpen);
   });
 
-  /** The single entry to execution, for agent and thread runs alike. */
-  const startChecked = (prompt: string, call: CallOptions | undefined, hooks?: ThreadRunHooks): RunStream => {
-    assertOpen();
-    if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
-    checkCallOptions(call);
-    ready();
-    const effective = settings.effective(call);
-    driver.validatePolicy?.(effective.policy);
-    const services = hostTools.services(call?.services);
-    // Services on a driver that cannot offer them are refused, not dropped.
-    checkServiceSupport(info.id, resourceSupportOf(descriptor), call?.services);
-    if (services.length > 0) effective.services = services;
-    return startExecution(context, prompt, effective, call?.signal, hooks);
-  };
+  const startChecked = checkedStart({ driver, descriptor, settings, hostTools, context, assertOpen, ready });
 
   const threadHost: ThreadHost = {
     store, driverId: info.id, workspace, start: startChecked, assertOpen, writers,
@@ -157,9 +136,49 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   return agent;
 }
 
+/** The single entry to execution, for agent and thread runs alike: the call checked, its settings and services resolved. */
+function checkedStart(agent: {
+  driver: Driver;
+  descriptor: Descriptor;
+  settings: CallSettings;
+  hostTools: HostTools;
+  context: ExecutionContext;
+  assertOpen(): void;
+  /** Open, the driver's config valid and its secrets registered. */
+  ready(): void;
+}) {
+  const { driver, descriptor, settings, hostTools, context } = agent;
+  return (prompt: string, call: CallOptions | undefined, hooks?: ThreadRunHooks): RunStream => {
+    agent.assertOpen();
+    if (typeof prompt !== "string") throw new ConfigError("prompt must be a string");
+    checkCallOptions(call);
+    agent.ready();
+    const effective = settings.effective(call);
+    driver.validatePolicy?.(effective.policy);
+    const services = hostTools.services(call?.services);
+    // Services on a driver that cannot offer them are refused, not dropped.
+    checkServiceSupport(descriptor.id, resourceSupportOf(descriptor), call?.services);
+    if (services.length > 0) effective.services = services;
+    return startExecution(context, prompt, effective, call?.signal, hooks);
+  };
+}
+
 /** `stream()` drained to its result. */
 async function drained<T>(stream: RunStream<T>): Promise<Result<T>> {
   return drainRun(stream);
+}
+
+/** Everything fixed at construction, checked before any state exists: the driver, the workspace, the host tools and resources. */
+function checkedConstruction(driver: Driver, options: AgentOptions) {
+  const { descriptor, info } = checkedDriver(driver, options);
+  const workspace = options.workspace ?? process.cwd();
+  // Host tools resolve first: their JSON Schemas are what the resources (and the identity) carry.
+  const tools = resolveHostTools(options.tools, "tools");
+  const resources = resolveResources({ ...options, tools: tools.map((tool) => structuredClone(tool.declaration)) });
+  // What the driver does not deliver is refused now, before any process starts.
+  checkResourceSupport(info.id, resourceSupportOf(descriptor), resources);
+  if (options.inputLimits) resolveInputLimits(options.inputLimits); // invalid limits fail at construction
+  return { descriptor, info, workspace, tools, resources };
 }
 
 /** The options and the driver checked, with its descriptor; throws `ConfigError`. */
