@@ -455,7 +455,19 @@ export class AcpConnection extends ProcessConnection {
     }
     await this.process.stop({ graceMs: this.#escalated ? STOP_ESCALATION.termGraceMs : 1500 });
     // Revoked only once the agent (and its MCP clients) are gone.
-    await Promise.all([this.#hostTools?.close().catch(() => undefined), this.#skillsPlugin?.remove(), ...this.#cleanups.splice(0).map((cleanup) => cleanup())]);
+    await this.#release();
+  }
+
+  /** An agent that exits by itself (a crashed standby or warm writer) releases what it owned at once, not at a `close()` that may never come. */
+  protected override onExit(): void {
+    void this.#release();
+  }
+
+  /** Closes the endpoint, removes the skills plugin and runs the other cleanups; each runs once. */
+  #release(): Promise<void> {
+    const endpoint = this.#hostTools;
+    this.#hostTools = undefined;
+    return Promise.all([endpoint?.close().catch(() => undefined), this.#skillsPlugin?.remove(), ...this.#cleanups.splice(0).map((cleanup) => cleanup().catch(() => undefined))]).then(() => undefined);
   }
 }
 

@@ -161,6 +161,26 @@ describe("ACP resources (fake agent)", () => {
     }
   });
 
+  it("a standby whose agent crashes releases what its process owned at once (endpoint closed, Copilot-style instructions directory removed), before any close()", async () => {
+    const { driver, workspace } = setup({}, { id: "copilot-like", name: "Copilot-like", instructions: "copilot_instructions_dir" } as AcpConfig["preset"]);
+    const { link, log } = fakeLink();
+    try {
+      const resources = { tools: [], skills: [], mcp: [], instructions: "Answer in haiku." };
+      const prepared = await driver.prepare({ workspace, resources, policy: {}, signature: "s", hostTools: link }, new AbortController().signal);
+      const pid = prepared.standby!.pid!;
+      const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      const dir = environ.find((entry) => entry.startsWith("COPILOT_CUSTOM_INSTRUCTIONS_DIRS="))!.split("=")[1]!;
+      expect(readFileSync(join(dir, "agent.instructions.md"), "utf8")).toContain("Answer in haiku.");
+      process.kill(pid, "SIGKILL");
+      await closedSoon(log, "close 1");
+      await vi.waitFor(() => expect(existsSync(dir)).toBe(false), { timeout: 10_000, interval: 20 });
+      await prepared.standby!.close();
+      expect(log).toEqual(["open 1", "close 1"]);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it("a warm writer's next turn binds the endpoint its session was offered; a writer whose session has none is resumed in a fresh process that offers one", async () => {
     const { driver, workspace, sessions } = setup({ FAKE_ACP_MCP_HTTP: "1" });
     const { link, log } = fakeLink();
