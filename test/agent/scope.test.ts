@@ -31,6 +31,7 @@ describe("option scopes", () => {
   it("rejects call options at construction, and inputs as a default", () => {
     expect(() => createAgent(fakeDriver(), { model: "x" } as never)).toThrow(expect.objectContaining({ code: "option_scope" }));
     expect(() => createAgent(fakeDriver(), { defaults: { inputs: [] } } as never)).toThrow(expect.objectContaining({ code: "option_scope" }));
+    expect(() => createAgent(fakeDriver(), { defaults: { services: [] } } as never)).toThrow(expect.objectContaining({ code: "option_scope", message: expect.stringContaining("services") }));
     expect(() => createAgent(fakeDriver(), { defaults: { workspace: "/x" } } as never)).toThrow(expect.objectContaining({ code: "option_scope" }));
   });
 
