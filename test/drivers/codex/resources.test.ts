@@ -127,7 +127,7 @@ describe("codex resources on a fake app-server", () => {
     const skills = [{ name: "crash-lane", description: "A skill", files: { "SKILL.md": "Do it.\n" } }];
     try {
       const outcome = await runDirect(driver, { prompt: "EXIT_MID_TURN", workspace, hostTools: link, resources: { tools: [], skills, mcp: [] } });
-      expect(outcome.error?.code).toBe("provider_exited");
+      expect(outcome.error).toMatchObject({ code: "provider_exited" });
       const rootDir = (requests(log, "skills/extraRoots/set")[0]!.params!.extraRoots as string[])[0]!;
       expect(closed).toEqual(["ep0"]);
       expect(existsSync(rootDir)).toBe(false);
