@@ -57,7 +57,8 @@ export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: 
     case status === 403:
       return new ProviderError(message, options("unauthorized", false));
     case status === 404:
-      return new ProviderError(message, options("model_not_found", false));
+      // A server answers 404 for an unknown path as for an unknown model: name both causes.
+      return new ProviderError(`${message} (an unknown model, or a baseURL without the endpoint's version path such as /v1)`, options("model_not_found", false));
     case status === 429:
       return new ProviderError(message, options("rate_limited", true));
     case status === 503 || status === 529:

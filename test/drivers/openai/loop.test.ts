@@ -327,6 +327,24 @@ describe("openai driver refusals", () => {
     }
   });
 
+  it("names the missing version path when a baseURL without /v1 meets a 404", async () => {
+    // Like Ollama's root: the OpenAI-compatible routes live under /v1 only.
+    const http = createServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const { port } = http.address() as { port: number };
+    const agent = createAgent(driverFor("chat", `http://127.0.0.1:${port}`), { workspace });
+    try {
+      await expect(agent.run("hi")).rejects.toMatchObject({ code: "model_not_found", message: expect.stringContaining("/v1") });
+    } finally {
+      await agent.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  });
+
   it("refuses a run without a model before delivery", async () => {
     const baseURL = await serve({ turns: [{ reply: { text: "x" } }] });
     const agent = createAgent(openai({ baseURL, stateDir: join(root, "state-nomodel") }), { workspace });
