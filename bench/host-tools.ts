@@ -52,7 +52,7 @@ const ARGS = { id: "ord_12345", fields: ["status", "items"] };
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const [tool] = resolveHostTools([TOOL], "tools");
-  const server = new LoopbackServer({ serverName: "host", tools: [tool!], redact: (text) => text, addSecret: () => undefined });
+  const server = new LoopbackServer({ serverName: "host", tools: [tool!], redact: (text) => text, addSecret: () => undefined, forgetSecret: () => undefined });
   const { endpoint, view } = await server.open();
   const run = new AbortController();
   endpoint.bind({ runId: "run_bench", services: [], signal: run.signal });

@@ -6,7 +6,7 @@
  */
 import type { HostToolsEndpoint, HostToolsLink, RunRequest, StandbyHandle } from "../driver/types.js";
 import type { ToolDeclaration } from "../driver/vocabulary.js";
-import type { Redactor } from "../redact/redact.js";
+import { forgetSecret, type Redactor } from "../redact/redact.js";
 import type { Endpoint } from "../resources/host-tools/endpoint.js";
 import { LoopbackServer } from "../resources/host-tools/server.js";
 import type { ServedTool } from "../resources/host-tools/served-tool.js";
@@ -38,6 +38,7 @@ export class HostTools {
       tools: this.#tools,
       redact: (text) => redactor.redactText(text),
       addSecret: (value) => redactor.addSecret(value),
+      forgetSecret: (value) => forgetSecret(redactor, value),
     });
   }
 

@@ -223,11 +223,29 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   const redactValue = <T>(v: T): T => copyRedacted(v, redactText, new WeakMap()) as T;
 
-  return {
+  const redactor: Redactor = {
     addSecret: (value: string) => add(value, MIN_SECRET_LENGTH),
     redactText,
     redactValue,
   };
+  forgetters.set(redactor, (value) => {
+    if (!literals.delete(value)) return;
+    combined = undefined;
+    literalOnly = undefined;
+  });
+  return redactor;
+}
+
+/** How each redactor made by {@link createRedactor} drops a literal it holds. */
+const forgetters = new WeakMap<Redactor, (value: string) => void>();
+
+/**
+ * Drops a secret registered with `addSecret` from a redactor made by {@link createRedactor}: one
+ * that can no longer be used (a revoked token). Each literal costs every later redaction, so a
+ * long-lived redactor must not keep them all.
+ */
+export function forgetSecret(redactor: Redactor, value: string): void {
+  forgetters.get(redactor)?.(value);
 }
 
 /**

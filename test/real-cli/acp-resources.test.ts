@@ -5,19 +5,21 @@
  * agent's instructions reach the model where the preset delivers them and are refused before
  * launch where it does not; the secret never shows in any process's argv, the events or errors.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { createAgent } from "../../src/agent/agent.js";
+import { createAgent, type Agent } from "../../src/agent/agent.js";
+import type { AgentOptions } from "../../src/agent/options.js";
 import type { HostTool } from "../../src/driver/vocabulary.js";
 import { claudeAcp, codexAcp, copilot, gemini, type AcpDriver } from "../../src/drivers/acp/index.js";
 import type { AgentEvent } from "../../src/events/types.js";
 import type { CapturedRequest } from "../../src/testing/model-server/index.js";
 import { SCRIPTED_KEY_ENV, withRealCli, type RealCliContext, type RealCliName, type RealCliScript } from "../../src/testing/real-cli/index.js";
 import { describeRealCli } from "./helpers.js";
+import { commandLines, processTree } from "../drivers/stream-json/proc-tree.js";
 
 const ECHO_SERVER = fileURLToPath(new URL("../drivers/stream-json/fixtures/echo-mcp-server.mjs", import.meta.url));
 const ENV_CANARY = "acp-mcp-env-canary-7f3a9c51";
@@ -106,31 +108,39 @@ async function headerRecorder(): Promise<{ server: Server; url: string; seen: st
 /** The directories ACP agent processes own (instructions, skills), by name. */
 const ownDirs = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("agent-adaptor-acp-")));
 
-/** Every argv of the process tree under `pid` (the agent and the MCP servers it started). */
-function treeArgv(pid: number): string[] {
-  const out: string[] = [];
-  const children = (p: number): number[] => {
+/** Every argv of the driver's agent processes and their descendants (the MCP servers they started). */
+const treeArgv = (driver: AcpDriver): string[] => commandLines(processTree(driver.processes().live));
+
+/**
+ * Streams one run, reading the argv of the agent's process tree whenever `scanOn` matches an event
+ * (while the agent and its servers are alive); the run's outcome as text, rejected or not.
+ */
+async function streamScanning(agent: Agent, driver: AcpDriver, prompt: string, scanOn: (event: AgentEvent) => boolean) {
+  const argv: string[] = [];
+  const events: AgentEvent[] = [];
+  const stream = agent.stream(prompt);
+  for await (const event of stream) {
+    events.push(event);
+    if (scanOn(event)) argv.push(...treeArgv(driver));
+  }
+  return { argv, events, result: stream.result };
+}
+
+/** Runs `options` on the case's driver and expects a typed refusal before any process or model request. */
+async function refusedBeforeLaunch(c: Case, options: Omit<AgentOptions, "workspace">, check?: (driver: AcpDriver) => void): Promise<void> {
+  await withRealCli(c.cli, () => ({ turns: [] }), async (ctx) => {
+    const driver = c.driver(ctx);
+    check?.(driver);
+    let error: unknown;
     try {
-      return readdirSync(`/proc/${p}/task`).flatMap((t) =>
-        readFileSync(`/proc/${p}/task/${t}/children`, "utf8")
-          .split(" ")
-          .filter(Boolean)
-          .map(Number),
-      );
-    } catch {
-      return [];
+      const agent = createAgent(driver, { workspace: ctx.workspace, ...options });
+      await agent.run("hello").finally(() => agent.close());
+    } catch (e) {
+      error = e;
     }
-  };
-  const visit = (p: number): void => {
-    try {
-      out.push(readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " "));
-    } catch {
-      return;
-    }
-    for (const child of children(p)) visit(child);
-  };
-  visit(pid);
-  return out;
+    expect(error).toMatchObject({ code: "feature_unsupported" });
+    expect(ctx.server.requests).toHaveLength(0);
+  });
 }
 
 const modelTurns = (requests: readonly CapturedRequest[]) => requests.filter((r) => r.nth !== undefined);
@@ -154,16 +164,11 @@ for (const c of cases) {
           ...(c.instructions ? { instructions: INSTRUCTIONS } : {}),
           defaults: { onApproval: async () => ({ decision: "allow" }) },
         });
-        const argv: string[] = [];
         try {
-          const stream = agent.stream("Please use the echo tool");
-          const events: AgentEvent[] = [];
-          for await (const event of stream) {
-            events.push(event);
-            // While the MCP call runs, the agent and its servers are alive: scan their argv.
-            if (event.type === "tool.started") for (const pid of driverPids(driver)) argv.push(...treeArgv(pid));
-          }
-          const result = await stream.result;
+          // While the MCP call runs, the agent and its servers are alive: scan their argv.
+          const run = await streamScanning(agent, driver, "Please use the echo tool", (event) => event.type === "tool.started");
+          const { argv, events } = run;
+          const result = await run.result;
           const turns = modelTurns(ctx.server.requests);
           expect(turns[0]!.tools, `tools offered: ${turns[0]!.tools.join(", ")}`).toContain(c.offered);
           expect(JSON.stringify(toolResults(turns[1]!))).toContain("echo: from the lane");
@@ -209,15 +214,10 @@ for (const c of cases) {
           ...(c.instructions ? { instructions: INSTRUCTIONS } : {}),
           defaults: { onApproval: async () => ({ decision: "allow" }) },
         });
-        const argv: string[] = [];
         try {
-          const stream = agent.stream("Please look it up");
-          const events: AgentEvent[] = [];
-          for await (const event of stream) {
-            events.push(event);
-            if (event.type === "tool.started") for (const pid of driverPids(driver)) argv.push(...treeArgv(pid));
-          }
-          const result = await stream.result;
+          const run = await streamScanning(agent, driver, "Please look it up", (event) => event.type === "tool.started");
+          const { argv, events } = run;
+          const result = await run.result;
           const turns = modelTurns(ctx.server.requests);
           expect(turns[0]!.tools, `tools offered: ${turns[0]!.tools.join(", ")}`).toContain(c.hostTool.offered);
           expect(calls).toEqual([{ args: { key: "alpha" }, runId: result.runId }]);
@@ -243,15 +243,10 @@ for (const c of cases) {
         await withRealCli(c.cli, () => ({ turns: [{ match: { lastUserTextContains: "say fine" }, reply: { text: "Fine." } }] }), async (ctx) => {
           const driver = c.driver(ctx);
           const agent = createAgent(driver, { workspace: ctx.workspace, mcp: [{ name: "remote", url: remote.url, headers: { "X-Lane-Key": HEADER_CANARY } }] });
-          const argv: string[] = [];
           try {
-            const stream = agent.stream("Please say fine");
-            const events: AgentEvent[] = [];
-            for await (const event of stream) {
-              events.push(event);
-              if (event.type === "message.delta" || event.type === "message.completed") for (const pid of driverPids(driver)) argv.push(...treeArgv(pid));
-            }
-            const outcome = await stream.result.then(
+            const run = await streamScanning(agent, driver, "Please say fine", (event) => event.type === "message.delta" || event.type === "message.completed");
+            const { argv, events } = run;
+            const outcome = await run.result.then(
               (result) => JSON.stringify(result),
               (error: unknown) => String(error),
             );
@@ -272,43 +267,21 @@ for (const c of cases) {
 
     if (!c.stdio) {
       it("a stdio MCP server is refused before any process starts (the agent takes HTTP MCP servers only)", async () => {
-        await withRealCli(c.cli, () => ({ turns: [] }), async (ctx) => {
-          const driver = c.driver(ctx);
-          expect(driver.descriptor().resources.mcp).toEqual({ stdio: false, http: "advertised" });
-          let error: unknown;
-          try {
-            const agent = createAgent(driver, { workspace: ctx.workspace, mcp: [{ name: "echo", command: process.execPath, args: [ECHO_SERVER] }] });
-            await agent.run("hello").finally(() => agent.close());
-          } catch (e) {
-            error = e;
-          }
-          expect(error).toMatchObject({ code: "feature_unsupported" });
-          expect(ctx.server.requests).toHaveLength(0);
-        });
+        await refusedBeforeLaunch(
+          c,
+          { mcp: [{ name: "echo", command: process.execPath, args: [ECHO_SERVER] }] },
+          (driver) => expect(driver.descriptor().resources.mcp).toEqual({ stdio: false, http: "advertised" }),
+        );
       });
     }
 
     if (!c.instructions) {
       it("instructions are refused before any process starts (the agent has no way to take them)", async () => {
-        await withRealCli(c.cli, () => ({ turns: [] }), async (ctx) => {
-          const driver = c.driver(ctx);
-          let error: unknown;
-          try {
-            const agent = createAgent(driver, { workspace: ctx.workspace, instructions: INSTRUCTIONS });
-            await agent.run("hello").finally(() => agent.close());
-          } catch (e) {
-            error = e;
-          }
-          expect(error).toMatchObject({ code: "feature_unsupported" });
-          expect(ctx.server.requests).toHaveLength(0);
-        });
+        await refusedBeforeLaunch(c, { instructions: INSTRUCTIONS });
       });
     }
   });
 }
-
-/** The agent processes the driver owns right now. */
-const driverPids = (driver: AcpDriver): number[] => driver.processes().live;
 
 
 const codexAcpCase = cases.find((c) => c.cli === "codex-acp")!;

@@ -14,7 +14,7 @@ import type { StreamJsonDialect } from "./dialect.js";
 import { StreamJsonProcess } from "./process.js";
 import { createProcessResources } from "./process-dir.js";
 import type { Json } from "./wire.js";
-import type { McpServerConfig } from "../../driver/vocabulary.js";
+import { mcpSecretValues } from "../../resources/secrets.js";
 
 export class Launcher {
   readonly dialect: StreamJsonDialect;
@@ -139,9 +139,4 @@ function safeHomedir(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Every env and header value of the agent's MCP servers: any of them may be a credential. */
-function mcpSecretValues(servers: readonly McpServerConfig[]): string[] {
-  return servers.flatMap((server) => Object.values(("env" in server ? server.env : "headers" in server ? server.headers : undefined) ?? {}));
 }

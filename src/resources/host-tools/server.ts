@@ -20,7 +20,16 @@ export interface LoopbackServerOptions extends EndpointHost {
   serverName: string;
   /** Registers each endpoint's token as a secret, so it never reaches events, errors or logs. */
   addSecret(value: string): void;
+  /** Unregisters the token of an endpoint revoked long enough ago (see {@link RETIRED_TOKENS_KEPT}). */
+  forgetSecret(value: string): void;
 }
+
+/**
+ * Revoked endpoints whose tokens stay secret: a provider that just exited may still have its last
+ * output (which may quote its token) turned into events or errors. Older ones are forgotten, so a
+ * long-lived agent's redactor does not grow with every process it ever started.
+ */
+export const RETIRED_TOKENS_KEPT = 64;
 
 interface Listening {
   http: HttpServer;
@@ -32,6 +41,8 @@ export class LoopbackServer {
   readonly #options: LoopbackServerOptions;
   readonly #endpoints = new Map<string, Endpoint>();
   readonly #views = new WeakMap<HostToolsEndpoint, Endpoint>();
+  /** Tokens of revoked endpoints still registered as secrets, oldest first. */
+  readonly #retiredTokens: string[] = [];
   #listening: Promise<Listening> | undefined;
   #closed = false;
 
@@ -60,12 +71,18 @@ export class LoopbackServer {
       http: { name, url, headers: { Authorization: `Bearer ${token}` } },
       stdio: { name, command: process.execPath, args: [listening.bridge.path], env: { [BRIDGE_URL_ENV]: url, [BRIDGE_TOKEN_ENV]: token } },
       close: async () => {
-        this.#endpoints.delete(endpoint.id);
+        if (!this.#endpoints.delete(endpoint.id)) return;
         await endpoint.close();
+        this.#retire(token);
       },
     });
     this.#views.set(view, endpoint);
     return { endpoint, view };
+  }
+
+  #retire(token: string): void {
+    this.#retiredTokens.push(token);
+    while (this.#retiredTokens.length > RETIRED_TOKENS_KEPT) this.#options.forgetSecret(this.#retiredTokens.shift()!);
   }
 
   /** The live endpoint behind a view a driver hands back (`bind`), if it is one of ours. */

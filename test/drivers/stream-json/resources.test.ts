@@ -247,6 +247,21 @@ describe("agent-level canaries", () => {
   });
   afterAll(() => fake.cleanup());
 
+  it("driven directly, the driver redacts the MCP values the agent would (credentials at any length, others from the env floor), not a short flag", async () => {
+    const driver = claude({ executable: fake.executable, configDir: fake.configDir, env: { FAKE_CLI_LOG: fake.logFile, ANTHROPIC_API_KEY: "sk-fake-0123456789" } });
+    const mcp: McpServerConfig[] = [{ name: "db", command: process.execPath, args: ["-e", "0"], env: { DB_PASSWORD: ENV_CANARY, DEBUG: "true" } }];
+    try {
+      const outcome = await runDirect(driver, { prompt: "[[leak-mcp]]", workspace: fake.workspace, resources: { tools: [], skills: [], mcp } });
+      const error = String(outcome.error);
+      expect(error).toContain("[REDACTED]");
+      expect(error).not.toContain(ENV_CANARY);
+      // A four-letter flag is no credential: redacting it would shred every message saying "true".
+      expect(error).toContain("true");
+    } finally {
+      await driver.close();
+    }
+  });
+
   it("an MCP env value and header value never reach events, errors (stderr excerpts included) or inspection through the agent", async () => {
     const driver = claude({ executable: fake.executable, configDir: fake.configDir, env: { FAKE_CLI_LOG: fake.logFile, ANTHROPIC_API_KEY: "sk-fake-0123456789" } });
     const agent = createAgent(driver, { workspace: fake.workspace, mcp: servers });

@@ -7,7 +7,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { HostToolsEndpoint } from "../../../src/index.js";
 import { resolveHostTools } from "../../../src/agent/host-tool-schemas.js";
-import { LoopbackServer, MAX_REQUEST_BYTES } from "../../../src/resources/host-tools/server.js";
+import { LoopbackServer, MAX_REQUEST_BYTES, RETIRED_TOKENS_KEPT } from "../../../src/resources/host-tools/server.js";
+import { createRedactor, forgetSecret } from "../../../src/redact/redact.js";
 import type { RunBinding } from "../../../src/resources/host-tools/served-tool.js";
 
 const servers: LoopbackServer[] = [];
@@ -18,12 +19,14 @@ afterEach(async () => {
 });
 
 const secrets: string[] = [];
+const forgotten: string[] = [];
 function serverWith(tools: unknown[] = [{ name: "echo", inputSchema: { type: "object" }, handler: (args: unknown) => args }]): LoopbackServer {
   const server = new LoopbackServer({
     serverName: "host",
     tools: resolveHostTools(tools, "tools"),
     redact: (text) => text,
     addSecret: (value) => secrets.push(value),
+    forgetSecret: (value) => forgotten.push(value),
   });
   servers.push(server);
   return server;
@@ -71,6 +74,24 @@ describe("an endpoint's bearer token", () => {
     await a.close();
     expect((await post(a.http.url, { authorization: a.http.headers.Authorization! })).status).toBe(401);
     expect((await post(b.http.url, { authorization: b.http.headers.Authorization! })).status).toBe(200);
+  });
+
+  it("stays secret after its endpoint is revoked, until that is one of more than RETIRED_TOKENS_KEPT revocations ago", async () => {
+    const server = serverWith();
+    const tokens: string[] = [];
+    for (let i = 0; i <= RETIRED_TOKENS_KEPT; i++) {
+      const { view } = await server.open();
+      tokens.push(view.http.headers.Authorization!.slice("Bearer ".length));
+      await view.close();
+      await view.close(); // a second close retires nothing more
+    }
+    expect(forgotten).toEqual([tokens[0]]);
+    const redactor = createRedactor();
+    redactor.addSecret(tokens[0]!);
+    redactor.addSecret(tokens[1]!);
+    forgetSecret(redactor, tokens[0]!);
+    expect(redactor.redactText(`a ${tokens[1]} b`)).not.toContain(tokens[1]);
+    expect(redactor.redactText(`a ${tokens[0]} b`)).toContain(tokens[0]);
   });
 
   it("is 32 random bytes, and travels to the stdio bridge in its environment, never its arguments", async () => {

@@ -7,7 +7,7 @@
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { ProviderError } from "../../../errors/index.js";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
-import { count, dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type WireApi } from "./types.js";
+import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type WireApi, requestUsage } from "./types.js";
 
 function contentPart(part: ContentPart): ChatCompletionContentPart {
   if (part.type === "text") return { type: "text", text: part.text };
@@ -52,18 +52,14 @@ export function chatParams(request: ModelRequest): ChatCompletionCreateParamsStr
 
 function usageOf(raw: ChatCompletionChunk["usage"] | undefined): RequestUsage | undefined {
   if (raw === undefined || raw === null) return undefined;
-  const usage: RequestUsage = {};
-  const set = (key: keyof RequestUsage, value: unknown) => {
-    const n = count(value);
-    if (n !== undefined) usage[key] = n;
-  };
-  set("input", raw.prompt_tokens);
-  set("output", raw.completion_tokens);
-  set("total", raw.total_tokens);
-  set("cached", raw.prompt_tokens_details?.cached_tokens);
-  set("reasoning", raw.completion_tokens_details?.reasoning_tokens);
-  set("cost", (raw as { cost?: unknown }).cost);
-  return usage;
+  return requestUsage({
+    input: raw.prompt_tokens,
+    output: raw.completion_tokens,
+    total: raw.total_tokens,
+    cached: raw.prompt_tokens_details?.cached_tokens,
+    reasoning: raw.completion_tokens_details?.reasoning_tokens,
+    cost: (raw as { cost?: unknown }).cost,
+  });
 }
 
 interface PartialCall {

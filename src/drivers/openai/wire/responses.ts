@@ -7,7 +7,7 @@
 import type { ResponseCreateParamsStreaming, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
 import { ProviderError } from "../../../errors/index.js";
-import { count, dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type WireApi } from "./types.js";
+import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type WireApi, requestUsage } from "./types.js";
 
 function inputContent(part: ContentPart): ResponseInputContent {
   if (part.type === "text") return { type: "input_text", text: part.text };
@@ -47,18 +47,14 @@ export function responsesParams(request: ModelRequest): ResponseCreateParamsStre
 
 function usageOf(raw: ResponseUsage | undefined | null): RequestUsage | undefined {
   if (raw === undefined || raw === null) return undefined;
-  const usage: RequestUsage = {};
-  const set = (key: keyof RequestUsage, value: unknown) => {
-    const n = count(value);
-    if (n !== undefined) usage[key] = n;
-  };
-  set("input", raw.input_tokens);
-  set("output", raw.output_tokens);
-  set("total", raw.total_tokens);
-  set("cached", raw.input_tokens_details?.cached_tokens);
-  set("reasoning", raw.output_tokens_details?.reasoning_tokens);
-  set("cost", (raw as { cost?: unknown }).cost);
-  return usage;
+  return requestUsage({
+    input: raw.input_tokens,
+    output: raw.output_tokens,
+    total: raw.total_tokens,
+    cached: raw.input_tokens_details?.cached_tokens,
+    reasoning: raw.output_tokens_details?.reasoning_tokens,
+    cost: (raw as { cost?: unknown }).cost,
+  });
 }
 
 interface PartialCall {

@@ -77,6 +77,16 @@ export function omittedMedia(kind: string, size: number): string {
 }
 
 /** A number, or undefined. */
-export function count(value: unknown): number | undefined {
+function count(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** The usage of one request from the endpoint's fields (each API names them its own way); only the finite numbers. */
+export function requestUsage(fields: { readonly [K in keyof RequestUsage]-?: unknown }): RequestUsage {
+  const usage: RequestUsage = {};
+  for (const key of Object.keys(fields) as (keyof RequestUsage)[]) {
+    const n = count(fields[key]);
+    if (n !== undefined) usage[key] = n;
+  }
+  return usage;
 }
