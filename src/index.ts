@@ -175,6 +175,9 @@ export {
   StoreError,
   ResponseRejectedError,
 } from "./errors/index.js";
+  SessionExistsError,
+  SessionNotFoundError,
+  SubscriberTooSlowError,
 export type { DeliveryPhase, OutputIssueInfo, PartialRunOutcome, ProtocolErrorCode, ResponseRejectedCode, StoreErrorCode } from "./errors/index.js";
 /** The kind of resource a `FeatureUnsupportedError` names (`resource.kind`). */
 export type { UnsupportedResourceKind } from "./errors/index.js";

@@ -16,6 +16,7 @@ export type DriverFamily = "codex" | "acp" | "stream-json" | "pi" | "openai" | "
 export type ErrorClassName =
   | "AgentClosedError"
   | "AuthRequiredError"
+  | "BudgetExhaustedError"
   | "ConfigError"
   | "DriverContractError"
   | "ExecutableNotFoundError"
@@ -28,7 +29,11 @@ export type ErrorClassName =
   | "ProviderError"
   | "ResponseRejectedError"
   | "RunCancelledError"
+  | "SessionError"
+  | "SessionExistsError"
+  | "SessionNotFoundError"
   | "StoreError"
+  | "SubscriberTooSlowError"
   | "ThreadBusyError"
   | "ThreadExistsError"
   | "ThreadIncompatibleError"
@@ -118,6 +123,16 @@ export const ERROR_CODES = {
   store_schema_newer: { meaning: "the store was written by a newer schema version", errorClass: "StoreError", retryable: false },
   store_closed: { meaning: "the store was closed", errorClass: "StoreError", retryable: false },
   store_failed: { meaning: "anything else the database reported", errorClass: "StoreError", retryable: false },
+  store_seq_conflict: { meaning: "appended session events do not continue the stored log (a gap or a duplicate `seq`)", errorClass: "StoreError", retryable: false },
+  // --- sessions and their event logs ------------------------------------------------------------
+  session_not_found: { meaning: "no session with that id exists in the store", errorClass: "SessionNotFoundError", retryable: false },
+  session_exists: { meaning: "a session with that id already exists", errorClass: "SessionExistsError", retryable: false },
+  subscriber_too_slow: { meaning: "a live event subscriber fell further behind than its buffer and was dropped (`lastSeq` is the last event it got)", errorClass: "SubscriberTooSlowError", retryable: true },
+  session_archived: { meaning: "the session is archived and refuses all input", errorClass: "SessionError", retryable: false },
+  session_closed: { meaning: "the session was closed in this process (the record stays; `openSession` drives it again)", errorClass: "SessionError", retryable: false },
+  session_busy: { meaning: "the session has a run in flight, so the call cannot act now", errorClass: "SessionError", retryable: true },
+  session_owned: { meaning: "another host drives the session; it may take over once that host's ownership expires", errorClass: "SessionError", retryable: true },
+  budget_exhausted: { meaning: "a session or run ceiling is tripped: new runs are refused until `addBudget` or `resetRunCeiling`", errorClass: "BudgetExhaustedError", retryable: false },
   // --- inputs -----------------------------------------------------------------------------------
   input_invalid: { meaning: "a bad input argument, or content contradicting its media type", errorClass: "InputError", retryable: false },
   input_kind_unsupported: { meaning: "the driver does not accept this kind of input", errorClass: "InputError", retryable: false },

@@ -220,6 +220,68 @@ export class LeaseLostError extends AdaptorError {
   }
 }
 
+/** No session with that id exists in the store. */
+export class SessionNotFoundError extends AdaptorError {
+  constructor(message = "no such session") {
+    super("session_not_found", message);
+  }
+}
+
+/** A session with that id already exists. */
+export class SessionExistsError extends AdaptorError {
+  constructor(message = "a session with that id already exists") {
+    super("session_exists", message);
+  }
+}
+
+/**
+ * A live subscriber of a session's event log fell further behind than its buffer holds and was
+ * dropped, so the run and the other subscribers never wait for it. Subscribe again with
+ * `after: lastSeq` to continue from the store without a gap.
+ */
+export class SubscriberTooSlowError extends AdaptorError {
+  /** The `seq` of the last event this subscriber received (0 when none). */
+  readonly lastSeq: number;
+  /** The buffer size it exceeded, in events. */
+  readonly bufferSize: number;
+  constructor(lastSeq: number, bufferSize: number) {
+    super("subscriber_too_slow", `the subscriber fell more than ${bufferSize} events behind the live log and was dropped`);
+    this.lastSeq = lastSeq;
+    this.bufferSize = bufferSize;
+  }
+}
+
+/** The codes of a {@link SessionError}. */
+export type SessionErrorCode = "session_archived" | "session_closed" | "session_busy" | "session_owned";
+
+/**
+ * A session refused a call: it is archived (`session_archived`), closed in this process
+ * (`session_closed`), has a run in flight the call cannot act beside (`session_busy`), or another
+ * host drives it (`session_owned`, retryable once that host's ownership expires).
+ */
+export class SessionError extends AdaptorError {
+  declare readonly code: SessionErrorCode;
+  constructor(code: SessionErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+/** The ceilings a {@link BudgetExhaustedError} may name. */
+export type BudgetCeiling = "sessionUsd" | "sessionTokens" | "runUsd" | "runTokens";
+
+/**
+ * A session's ceiling is tripped: new runs are refused until `addBudget` raises a session ceiling
+ * or `resetRunCeiling` clears a run ceiling. Spend is never reset.
+ */
+export class BudgetExhaustedError extends AdaptorError {
+  /** The tripped ceiling. */
+  readonly ceiling: BudgetCeiling;
+  constructor(ceiling: BudgetCeiling, message = `the session's ${ceiling} ceiling is tripped`) {
+    super("budget_exhausted", message);
+    this.ceiling = ceiling;
+  }
+}
+
 /** One setting that differs between a stored thread and the agent opening it. */
 export interface ThreadMismatch {
   /** The fingerprint dimension, e.g. `workspace`, `model`, `driver.provider.id`. */
@@ -299,12 +361,13 @@ export class ResponseRejectedError extends AdaptorError {
 }
 
 /**
- * Stable codes of a thread store failure:
+ * Stable codes of a thread or session store failure:
  * `store_unavailable` (cannot open or reach the database), `store_auth_failed` (credentials or
  * role refused), `store_read_only` (the database or its directory cannot be written),
  * `store_corrupt` (not a database, or a damaged one), `store_busy` (locked past the busy timeout,
  * every pooled connection in use, too many connections), `store_schema_newer`, `store_closed`,
- * `store_failed` (anything else the database reported).
+ * `store_failed` (anything else the database reported), `store_seq_conflict` (session events that
+ * do not continue the stored log).
  */
 export type StoreErrorCode =
   | "store_unavailable"
@@ -314,7 +377,8 @@ export type StoreErrorCode =
   | "store_busy"
   | "store_schema_newer"
   | "store_closed"
-  | "store_failed";
+  | "store_failed"
+  | "store_seq_conflict";
 
 /**
  * A thread store failed. The message never holds a path, a connection string or a credential;
