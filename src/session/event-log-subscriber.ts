@@ -1,0 +1,180 @@
+/**
+ * One subscriber of a session's event log: replays (pulled page by page, so it holds at most one
+ * page), then switches to live delivery at the head of the log — synchronously, so no event falls
+ * between the two — and from then on holds at most `bufferSize` undelivered events before it is
+ * dropped with `SubscriberTooSlowError`.
+ */
+import { AdaptorError, StoreError, SubscriberTooSlowError } from "../errors/index.js";
+import type { SessionEvent } from "./types.js";
+
+/** What a subscriber sees of its log. */
+export interface LogView {
+  /** The newest appended seq. */
+  head(): number;
+  /** The newest stored seq. */
+  durable(): number;
+  /** The failure that broke the log, if any. */
+  failure(): AdaptorError | undefined;
+  /** Appended but not yet stored events with `seq > after`, at most `limit`. */
+  unstoredAfter(after: number, limit: number): SessionEvent[];
+  /** Stored events with `seq > after`, at most `limit`. */
+  read(after: number, limit: number): Promise<SessionEvent[]>;
+  pageSize: number;
+  /** Registers the subscriber with the log for its current phase. */
+  setMode(subscriber: SubscriberQueue, mode: "replaying" | "live" | "ended"): void;
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+function toAdaptorError(error: unknown): AdaptorError {
+  return AdaptorError.is(error) ? error : new StoreError("store_failed", "reading the session's event log failed", { cause: error });
+}
+
+export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
+  private mode: "idle" | "replaying" | "live" | "ended" = "idle";
+  /** The seq of the newest event taken into this subscriber (queued or delivered). */
+  private fetched: number;
+  /** The seq of the newest event handed to the consumer. */
+  private delivered: number;
+  private queue: SessionEvent[] = [];
+  private qhead = 0;
+  private error: AdaptorError | undefined;
+  private waiter: ((result: IteratorResult<SessionEvent>) => void) | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly onAbort = (): void => this.end();
+
+  constructor(
+    after: number,
+    private readonly bufferSize: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly view: LogView,
+  ) {
+    this.fetched = after;
+    this.delivered = after;
+    if (signal?.aborted) this.mode = "ended";
+    else signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<SessionEvent>> {
+    // Calls are served in order even when a consumer does not await each one.
+    const step = this.chain.then(() => this.step());
+    this.chain = step.catch(() => undefined);
+    return step;
+  }
+
+  async return(): Promise<IteratorResult<SessionEvent>> {
+    this.end();
+    return DONE;
+  }
+
+  /** Live delivery of a newly appended event (only while live). */
+  push(entry: SessionEvent): void {
+    if (this.mode !== "live") return;
+    this.fetched = entry.seq;
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      this.delivered = entry.seq;
+      waiter({ done: false, value: entry });
+      return;
+    }
+    this.queue.push(entry);
+    if (this.queue.length - this.qhead > this.bufferSize) {
+      // Dropped: free what it held at once; the consumer learns it at its next read.
+      this.queue = [];
+      this.qhead = 0;
+      this.error = new SubscriberTooSlowError(this.delivered, this.bufferSize);
+      this.setMode("ended");
+    }
+  }
+
+  /** Ends the iteration quietly (close, abort, `return`). */
+  end(): void {
+    this.queue = [];
+    this.qhead = 0;
+    this.setMode("ended");
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.(DONE);
+  }
+
+  private setMode(mode: "replaying" | "live" | "ended"): void {
+    if (this.mode === "ended") return;
+    this.mode = mode;
+    this.view.setMode(this, mode);
+    if (mode === "ended") this.signal?.removeEventListener("abort", this.onAbort);
+  }
+
+  private async step(): Promise<IteratorResult<SessionEvent>> {
+    for (;;) {
+      if (this.qhead < this.queue.length) return this.take();
+      if (this.error !== undefined) {
+        const error = this.error;
+        this.error = undefined;
+        this.setMode("ended");
+        throw error;
+      }
+      if (this.mode === "ended") return DONE;
+      if (this.mode === "live") return new Promise((resolve) => (this.waiter = resolve));
+      if (this.mode === "idle") {
+        this.setMode("replaying");
+        continue;
+      }
+      await this.fill();
+    }
+  }
+
+  private take(): IteratorResult<SessionEvent> {
+    const value = this.queue[this.qhead++]!;
+    if (this.qhead === this.queue.length) {
+      this.queue = [];
+      this.qhead = 0;
+    } else if (this.qhead >= 4096) {
+      this.queue = this.queue.slice(this.qhead);
+      this.qhead = 0;
+    }
+    this.delivered = value.seq;
+    return { done: false, value };
+  }
+
+  /** One replay step: go live at the head, else load the next page from memory or the store. */
+  private async fill(): Promise<void> {
+    if (this.fetched >= this.view.head()) {
+      this.setMode("live");
+      return;
+    }
+    const durable = this.view.durable();
+    if (this.fetched >= durable) {
+      const events = this.view.unstoredAfter(this.fetched, this.view.pageSize);
+      if (events.length === 0) {
+        // Only a broken log drops unstored events: those after `durable` are gone.
+        this.error = this.view.failure() ?? new StoreError("store_failed", "the session's event log lost events it had not stored");
+        return;
+      }
+      this.load(events);
+      return;
+    }
+    let page: SessionEvent[];
+    try {
+      page = await this.view.read(this.fetched, this.view.pageSize);
+    } catch (error) {
+      this.error = toAdaptorError(error);
+      return;
+    }
+    if (this.mode === "ended") return;
+    const fresh = page.filter((event) => event.seq > this.fetched);
+    // Nothing stored after `fetched`: retention dropped what was left up to `durable`.
+    if (fresh.length === 0) this.fetched = Math.max(this.fetched, durable);
+    else this.load(fresh);
+  }
+
+  private load(events: SessionEvent[]): void {
+    this.queue = events;
+    this.qhead = 0;
+    this.fetched = events[events.length - 1]!.seq;
+  }
+}

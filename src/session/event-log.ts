@@ -1,0 +1,399 @@
+/**
+ * A session's durable event log: one per open session, owned by the host that drives it.
+ *
+ * - `append` assigns the next `seq` synchronously, hands the entry to every live subscriber at
+ *   once, and queues it for the store. Writes go out in batches: everything appended within one
+ *   event-loop turn (up to `maxBatch` per store call) is one `appendEvents`, so the producer never
+ *   waits for the store.
+ * - `flush()` resolves once everything appended before it is durable; it rejects with the typed
+ *   store failure (`StoreError`, `LeaseLostError`, …) when a write fails.
+ * - A write failure is also logged as a `session.error` notice (delivered live at once; stored
+ *   with the next successful write). A retryable failure (`StoreError` with `retryable`) is retried
+ *   with backoff; any other failure, or one that persists, breaks the log: later events are still
+ *   delivered live but no longer stored, and every `flush()` rejects with that failure.
+ * - `subscribe({ after })` replays from the store page by page, then from the events not yet
+ *   stored, then continues live — the switch happens synchronously at the head of the log, so
+ *   there is no gap and no duplicate. Replay is pulled by the consumer, so a slow reader of old
+ *   events holds nothing. A live subscriber holds at most `bufferSize` undelivered events; past
+ *   that it is dropped with `SubscriberTooSlowError` (its `lastSeq` says where to resubscribe),
+ *   without slowing the producer or any other subscriber.
+ * - Retention (`retention`) is applied in the background: on a timer and every so many appends.
+ */
+import { AdaptorError, ConfigError, StoreError } from "../errors/index.js";
+import type { AgentEvent } from "../events/types.js";
+import type { SessionEvent, SessionNotice, SessionStore } from "./types.js";
+import { SubscriberQueue } from "./event-log-subscriber.js";
+
+export interface EventLogRetention {
+  /** Keep at most this many of the newest events. */
+  maxEvents?: number;
+  /** Drop events older than this, ms. */
+  maxAgeMs?: number;
+}
+
+export interface EventLogOptions {
+  store: SessionStore;
+  sessionId: string;
+  /** The owner id the session holds the store's ownership with (`acquireOwner`). */
+  owner: string;
+  /** How much of the log the store keeps (default: everything). */
+  retention?: EventLogRetention;
+  /** How often retention runs in the background, ms (default 60000). */
+  retentionIntervalMs?: number;
+  /** Events per `appendEvents` call at most (default 1000). */
+  maxBatch?: number;
+  /** Default bound of a live subscriber's undelivered events (default 10000). */
+  bufferSize?: number;
+  /** Events per store read while a subscriber replays (default 500). */
+  pageSize?: number;
+  /**
+   * Events appended but not yet stored that the log holds at most while the store keeps failing
+   * with retryable errors (default 100000); past it the log breaks with that failure.
+   */
+  maxUnstored?: number;
+  /** The clock of `SessionEvent.at`, epoch ms (default `Date.now`). */
+  now?: () => number;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events with `seq > after` (default 0: everything the store keeps). */
+  after?: number;
+  /** Ends the iteration (quietly) when aborted. */
+  signal?: AbortSignal;
+  /** This subscriber's bound on undelivered live events (default: the log's `bufferSize`). */
+  bufferSize?: number;
+}
+
+/** The durable, sequenced, fanned-out event log of one session. */
+export interface EventLog {
+  readonly sessionId: string;
+  /** The `seq` of the newest appended event (0 when none); the next append gets `lastSeq + 1`. */
+  readonly lastSeq: number;
+  /** The `seq` of the newest event the store has acknowledged. */
+  readonly durableSeq: number;
+  /** The failure that broke the log, if one did (then nothing more is stored). */
+  readonly failure: AdaptorError | undefined;
+  /** Live subscribers and replaying ones. */
+  readonly subscriberCount: number;
+  /**
+   * Log `event`: assigns the next `seq` and `at`, delivers it to every live subscriber, queues it
+   * for the store. Never waits and never throws for a store failure (see `flush`). The returned
+   * entry is frozen and shared with every subscriber: do not mutate `event` afterwards.
+   */
+  append(event: AgentEvent | SessionNotice): SessionEvent;
+  /** Resolves when every event appended before the call is durable; rejects with the store failure otherwise. */
+  flush(): Promise<void>;
+  /** Replay from `after`, then the live tail; see the module comment for the guarantees. */
+  subscribe(options?: SubscribeOptions): AsyncIterable<SessionEvent>;
+  /** Apply the retention now; resolves with how many events the store dropped. */
+  trim(): Promise<number>;
+  /**
+   * Stop: flush, end every subscriber's iteration, stop the background work. Rejects with the
+   * store failure when the last events could not be stored (everything is stopped regardless).
+   */
+  close(): Promise<void>;
+}
+
+interface FlushWaiter {
+  seq: number;
+  resolve: () => void;
+  reject: (error: AdaptorError) => void;
+}
+
+const RETRY_BASE_MS = 50;
+const RETRY_MAX_MS = 5_000;
+/** Consecutive failed attempts of one batch before a retryable failure breaks the log. */
+const RETRY_LIMIT = 12;
+
+function positiveInteger(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigError(`event log: ${what} must be a positive integer`);
+  return value;
+}
+
+function checkRetention(retention: EventLogRetention | undefined): EventLogRetention | undefined {
+  if (retention === undefined) return undefined;
+  const { maxEvents, maxAgeMs } = retention;
+  if (maxEvents !== undefined && (!Number.isSafeInteger(maxEvents) || maxEvents < 0)) {
+    throw new ConfigError("event log: retention.maxEvents must be a non-negative integer");
+  }
+  if (maxAgeMs !== undefined && (typeof maxAgeMs !== "number" || !(maxAgeMs >= 0))) {
+    throw new ConfigError("event log: retention.maxAgeMs must be a non-negative number of milliseconds");
+  }
+  return maxEvents === undefined && maxAgeMs === undefined ? undefined : { maxEvents, maxAgeMs };
+}
+
+function asAdaptorError(error: unknown): AdaptorError {
+  return AdaptorError.is(error) ? error : new StoreError("store_failed", "the session store failed", { cause: error });
+}
+
+/** Opens the log of `sessionId`, continuing after the store's last `seq`. */
+export async function openEventLog(options: EventLogOptions): Promise<EventLog> {
+  const last = await options.store.lastSeq(options.sessionId);
+  return new SessionEventLog(options, last);
+}
+
+/** The in-process log; see {@link EventLog}. */
+class SessionEventLog implements EventLog {
+  readonly sessionId: string;
+  private readonly store: SessionStore;
+  private readonly owner: string;
+  private readonly now: () => number;
+  private readonly maxBatch: number;
+  private readonly bufferSize: number;
+  private readonly pageSize: number;
+  private readonly maxUnstored: number;
+  private readonly retention: EventLogRetention | undefined;
+
+  private last: number;
+  private durable: number;
+  /** Events `durable + 1 … last`, oldest first, from index `head`. */
+  private unstored: SessionEvent[] = [];
+  private head = 0;
+  /** How many of the unstored events (from `head`) the store call in flight carries. */
+  private inFlight = 0;
+  private writing = false;
+  private scheduled = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private attempts = 0;
+  private broken: AdaptorError | undefined;
+  private failing = false;
+  private waiters: FlushWaiter[] = [];
+  private closed = false;
+
+  private readonly live = new Set<SubscriberQueue>();
+  private readonly replaying = new Set<SubscriberQueue>();
+
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private appendsSinceTrim = 0;
+  private trimming: Promise<number> | undefined;
+
+  constructor(options: EventLogOptions, lastSeq: number) {
+    this.sessionId = options.sessionId;
+    this.store = options.store;
+    this.owner = options.owner;
+    this.now = options.now ?? Date.now;
+    this.maxBatch = positiveInteger(options.maxBatch, 1000, "maxBatch");
+    this.bufferSize = positiveInteger(options.bufferSize, 10_000, "bufferSize");
+    this.pageSize = positiveInteger(options.pageSize, 500, "pageSize");
+    this.maxUnstored = positiveInteger(options.maxUnstored, 100_000, "maxUnstored");
+    this.retention = checkRetention(options.retention);
+    this.last = lastSeq;
+    this.durable = lastSeq;
+    if (this.retention !== undefined) {
+      const every = positiveInteger(options.retentionIntervalMs, 60_000, "retentionIntervalMs");
+      this.retentionTimer = setInterval(() => this.backgroundTrim(), every);
+      this.retentionTimer.unref();
+    }
+  }
+
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  get durableSeq(): number {
+    return this.durable;
+  }
+
+  get failure(): AdaptorError | undefined {
+    return this.broken;
+  }
+
+  get subscriberCount(): number {
+    return this.live.size + this.replaying.size;
+  }
+
+  append(event: AgentEvent | SessionNotice): SessionEvent {
+    if (this.closed) throw new StoreError("store_closed", "the session's event log is closed");
+    const entry: SessionEvent = Object.freeze({ seq: this.last + 1, sessionId: this.sessionId, at: this.now(), event });
+    this.last = entry.seq;
+    if (this.broken === undefined) {
+      this.unstored.push(entry);
+      this.schedule();
+      if (this.unstored.length - this.head > this.maxUnstored) {
+        this.fail(new StoreError("store_busy", `the session store fell more than ${this.maxUnstored} events behind`, { retryable: false }), false);
+      }
+    }
+    for (const subscriber of this.live) subscriber.push(entry);
+    this.countForRetention();
+    return entry;
+  }
+
+  flush(): Promise<void> {
+    if (this.broken !== undefined) return Promise.reject(this.broken);
+    if (this.durable >= this.last) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ seq: this.last, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  subscribe(options: SubscribeOptions = {}): AsyncIterable<SessionEvent> {
+    const after = options.after ?? 0;
+    if (!Number.isSafeInteger(after) || after < 0) throw new ConfigError("event log: after must be a non-negative integer (a seq)");
+    const bufferSize = positiveInteger(options.bufferSize, this.bufferSize, "bufferSize");
+    return {
+      [Symbol.asyncIterator]: () =>
+        new SubscriberQueue(after, bufferSize, options.signal, {
+          head: () => this.last,
+          durable: () => this.durable,
+          failure: () => this.broken,
+          unstoredAfter: (seq, limit) => this.unstoredAfter(seq, limit),
+          read: (seq, limit) => this.store.readEvents(this.sessionId, { after: seq, limit }),
+          pageSize: this.pageSize,
+          setMode: (subscriber, mode) => this.setMode(subscriber, mode),
+        }),
+    };
+  }
+
+  async trim(): Promise<number> {
+    if (this.retention === undefined || this.closed) return 0;
+    this.trimming ??= this.store.trimEvents(this.sessionId, this.retention).finally(() => {
+      this.trimming = undefined;
+    });
+    return this.trimming;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    let failure: unknown;
+    try {
+      await this.flush();
+    } catch (error) {
+      failure = error;
+    }
+    this.closed = true;
+    if (this.retentionTimer !== undefined) clearInterval(this.retentionTimer);
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    for (const subscriber of [...this.live, ...this.replaying]) subscriber.end();
+    this.live.clear();
+    this.replaying.clear();
+    await this.trimming?.catch(() => undefined);
+    if (failure !== undefined) throw failure;
+  }
+
+  /* ---------------- the writer ---------------- */
+
+  private schedule(): void {
+    if (this.scheduled || this.writing || this.retryTimer !== undefined || this.broken !== undefined) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.drain();
+    });
+  }
+
+  /** Writes the unstored events in batches until none are left or a write fails. */
+  private async drain(): Promise<void> {
+    if (this.writing || this.broken !== undefined) return;
+    this.writing = true;
+    try {
+      while (this.broken === undefined && this.head < this.unstored.length) {
+        const batch = this.unstored.slice(this.head, this.head + this.maxBatch);
+        this.inFlight = batch.length;
+        try {
+          await this.store.appendEvents(this.sessionId, this.owner, batch);
+        } catch (error) {
+          this.inFlight = 0;
+          this.onWriteFailure(asAdaptorError(error));
+          return;
+        }
+        this.inFlight = 0;
+        this.onWritten(batch[batch.length - 1]!.seq, batch.length);
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private onWritten(seq: number, count: number): void {
+    this.durable = seq;
+    this.head += count;
+    this.attempts = 0;
+    this.failing = false;
+    // Compact once the stored prefix dominates, so the array never grows without bound.
+    if (this.head > 1024 && this.head * 2 > this.unstored.length) {
+      this.unstored = this.unstored.slice(this.head);
+      this.head = 0;
+    }
+    if (this.waiters.length > 0) {
+      const due = this.waiters.filter((waiter) => waiter.seq <= seq);
+      this.waiters = this.waiters.filter((waiter) => waiter.seq > seq);
+      for (const waiter of due) waiter.resolve();
+    }
+  }
+
+  private onWriteFailure(error: AdaptorError): void {
+    this.attempts += 1;
+    const retryable = error instanceof StoreError && error.retryable && this.attempts < RETRY_LIMIT && !this.closed;
+    this.fail(error, retryable);
+    if (retryable) {
+      const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (this.attempts - 1));
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.drain();
+      }, delay);
+    }
+  }
+
+  /** Rejects the waiting flushes, logs the failure once per episode, and breaks the log unless retrying. */
+  private fail(error: AdaptorError, retrying: boolean): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter.reject(error);
+    const first = !this.failing;
+    this.failing = true;
+    if (!retrying) {
+      this.broken = error;
+      this.unstored = [];
+      this.head = 0;
+    }
+    if (first && !this.closed) {
+      const message = retrying
+        ? `writing the event log to the session store failed (${error.code}); retrying`
+        : `writing the event log to the session store failed (${error.code}); later events are delivered live but not stored`;
+      this.append({ type: "session.error", code: error.code, message });
+    }
+  }
+
+  /* ---------------- subscribers ---------------- */
+
+  /** Unstored events with `seq > after`, at most `limit`, oldest first. */
+  private unstoredAfter(after: number, limit: number): SessionEvent[] {
+    const from = this.head + Math.max(0, after - this.durable);
+    return this.unstored.slice(from, from + limit);
+  }
+
+  private setMode(subscriber: SubscriberQueue, mode: "replaying" | "live" | "ended"): void {
+    this.replaying.delete(subscriber);
+    this.live.delete(subscriber);
+    if (this.closed && mode !== "ended") {
+      subscriber.end();
+      return;
+    }
+    if (mode === "replaying") this.replaying.add(subscriber);
+    else if (mode === "live") this.live.add(subscriber);
+  }
+
+  /* ---------------- retention ---------------- */
+
+  private countForRetention(): void {
+    const maxEvents = this.retention?.maxEvents;
+    if (maxEvents === undefined) return;
+    this.appendsSinceTrim += 1;
+    // Trim when the log has grown by a quarter of what it keeps (at least 100 events), so the
+    // store holds at most 1.25 × maxEvents between trims.
+    if (this.appendsSinceTrim >= Math.max(100, Math.ceil(maxEvents / 4))) {
+      this.appendsSinceTrim = 0;
+      this.backgroundTrim();
+    }
+  }
+
+  private backgroundTrim(): void {
+    if (this.closed) return;
+    // Trim only what is stored; a failing store is reported by the writer, not twice.
+    this.flush()
+      .then(() => this.trim())
+      .catch(() => undefined);
+  }
+}
