@@ -152,6 +152,7 @@ export type {
   RunResponse,
   StandbyHandle,
   StandbyUse,
+  TraceContext,
 } from "./driver/types.js";
 
 export {

@@ -347,6 +347,7 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
   if (options.metadata !== undefined) request.metadata = { ...options.metadata };
   if (scope.binding) request.thread = { ...scope.binding };
   if (scope.standby) request.standby = scope.standby;
+  if (options.traceContext !== undefined) request.traceContext = { ...options.traceContext };
   if (scope.hostTools) request.hostTools = scope.hostTools.link;
   if (scope.binding && context.writers?.enabled) request.keepWarm = true;
   return request;

@@ -20,6 +20,7 @@ import type {
 } from "../driver/vocabulary.js";
 import type { OutputOption } from "./structured/types.js";
 import type { WatchdogOptions } from "./watchdogs.js";
+import type { TraceContext } from "../driver/types.js";
 
 export interface EventBufferOptions {
   /** Maximum events held for a slow consumer. Default 1024. */
@@ -85,6 +86,12 @@ export interface CallOptions<O extends OutputOption | undefined = OutputOption |
    * serves the run). Call-only. Names may not repeat the agent's tools.
    */
   services?: readonly HostTool[];
+  /**
+   * The caller's W3C trace context for this run. A provider process launched for the run gets it
+   * as `TRACEPARENT` / `TRACESTATE` in its environment, so providers that continue a trace from
+   * there (Codex, Claude Code) report their spans under the caller's. Call-only; never a secret.
+   */
+  traceContext?: TraceContext;
 }
 
 /** Construction-only options of {@link createAgent}. */
@@ -156,6 +163,7 @@ export const CALL_OPTION_KEYS = {
   signal: "call-only",
   inputs: "call-only",
   services: "call-only",
+  traceContext: "call-only",
 } as const satisfies Record<keyof CallOptions, "defaultable" | "call-only">;
 
 /**

@@ -46,6 +46,7 @@ export class CallSettings {
     const merged: EffectiveCallOptions = { ...defaults, ...this.#handlers, ...rest, policy: { ...defaults.policy, ...rest.policy } };
     if (rest.inputs !== undefined) merged.inputs = [...rest.inputs];
     if (rest.metadata !== undefined) merged.metadata = { ...rest.metadata };
+    if (rest.traceContext !== undefined) merged.traceContext = { ...rest.traceContext };
     if (defaults.watchdogs !== undefined || rest.watchdogs !== undefined) merged.watchdogs = { ...defaults.watchdogs, ...rest.watchdogs };
     // The call's output (or its deprecated outputSchema) replaces the default's.
     const resolved = output !== undefined || outputSchema !== undefined ? outputOf(output, outputSchema) : this.#output;

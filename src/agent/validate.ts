@@ -53,6 +53,13 @@ export const callOptionsSchema = z.strictObject({
   inputs: z.unknown().optional(),
   // Checked when resolved, against the agent's tools (agent/host-tool-schemas.ts).
   services: z.array(z.unknown()).optional(),
+  traceContext: z
+    .strictObject({
+      // W3C Trace Context, version 00: an all-zero trace or span id is invalid.
+      traceparent: z.string().regex(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/, "expected a W3C traceparent (00-<trace id>-<span id>-<flags>)"),
+      tracestate: z.string().max(512, "expected at most 512 characters").regex(/^[\x20-\x7e]*$/, "expected printable ASCII").optional(),
+    })
+    .optional(),
 } satisfies Record<keyof CallOptions, z.ZodType>);
 
 /** Fails with each duplicated `name` in a list. */

@@ -198,6 +198,19 @@ export interface RunRequest {
    * unbinds at the run's end and aborts handlers still running.
    */
   hostTools?: HostToolsLink & { bind(endpoint: HostToolsEndpoint): void };
+  /**
+   * The caller's W3C trace context (`CallOptions.traceContext`). A driver that launches a process
+   * for this run passes it as `TRACEPARENT` / `TRACESTATE` in the child's environment, so a
+   * provider that continues a trace from there (Codex, Claude Code) parents its spans under it. A
+   * claimed standby or warm writer was started before: its environment is not changed.
+   */
+  traceContext?: TraceContext;
+}
+
+/** A W3C trace context: `traceparent` (`00-<32 hex>-<16 hex>-<2 hex>`) and the optional `tracestate`. */
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string;
 }
 
 /**

@@ -33,7 +33,7 @@ export { OrderedEmitter } from "./emit-chain.js";
 /** A wait that ends with the abort reason when the signal aborts. */
 export { abortableDelay } from "./delay.js";
 /** The configured environment's values, and a redactor over them. */
-export { definedOnly, driverRedactor } from "./env.js";
+export { definedOnly, driverRedactor, traceEnv } from "./env.js";
 /** Lenient accessors for untyped provider payloads, error text and stderr excerpts. */
 export { arr, bool, errorText, isObject, num, stderrExcerpt, str } from "../json.js";
 /** An untyped provider payload (a JSON object). */

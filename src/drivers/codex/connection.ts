@@ -13,6 +13,8 @@ import type { Redactor } from "../../redact/redact.js";
 import { JsonRpcError, JsonRpcPeer, type ProcessHandle } from "../../process/index.js";
 import { ProcessConnection, spawnLaunch } from "../../driver/kit/connection.js";
 import { evidenceClock } from "../../driver/kit/evidence.js";
+import { traceEnv } from "../../driver/kit/env.js";
+import type { TraceContext } from "../../driver/types.js";
 import { appServerArgs, childEnv, inheritedEnv, type ResolvedCodexConfig } from "./config.js";
 import { exitFailure } from "./errors.js";
 import type { ResolvedExecutable } from "./executable.js";
@@ -62,6 +64,8 @@ export interface OpenOptions {
   signal: AbortSignal;
   /** Called right after the process started, before the handshake (for process accounting). */
   onSpawn(connection: CodexConnection): void;
+  /** The run's trace context, passed as `TRACEPARENT` / `TRACESTATE` (Codex continues the trace). */
+  traceContext?: TraceContext;
 }
 
 export class CodexConnection extends ProcessConnection {
@@ -110,7 +114,7 @@ export class CodexConnection extends ProcessConnection {
       command: executable?.path ?? config.executable ?? "codex",
       args: appServerArgs(config),
       cwd: options.cwd,
-      env,
+      env: { ...env, ...traceEnv(options.traceContext) },
       inheritEnv: inheritedEnv(config),
       redactor: options.redactor,
     });

@@ -19,6 +19,7 @@ import type {
   RunResponse,
   StandbyHandle,
   StandbyUse,
+  TraceContext,
 } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
 import { secretEnvValues, type Redactor } from "../../redact/redact.js";
@@ -164,9 +165,9 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
    * an extra skills root) and, when `hostTools` is given, its own host-tools endpoint. MCP servers
    * are not per process: each thread request declares them (mcp.ts).
    */
-  async #open(cwd: string, skills: readonly SkillRef[], hostTools: HostToolsLink | undefined, signal: AbortSignal): Promise<CodexConnection> {
+  async #open(cwd: string, skills: readonly SkillRef[], hostTools: HostToolsLink | undefined, signal: AbortSignal, traceContext?: TraceContext): Promise<CodexConnection> {
     const connection = await this.owned.open((onSpawn) =>
-      CodexConnection.open({ config: this.#config, executable: this.#executable, cwd, redactor: this.#redactor, signal, onSpawn }),
+      CodexConnection.open({ config: this.#config, executable: this.#executable, cwd, redactor: this.#redactor, signal, onSpawn, ...(traceContext ? { traceContext } : {}) }),
     );
     try {
       await installSkills(connection, skills, signal);
@@ -214,7 +215,7 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
       acquire: async (req, runSignal) => {
         const claimed = await this.#claim(req, runSignal);
         if (claimed !== undefined && req.standby instanceof Writer) loaded = req.standby.session;
-        return claimed ?? this.#open(req.workspace, req.resources.skills, req.hostTools, runSignal);
+        return claimed ?? this.#open(req.workspace, req.resources.skills, req.hostTools, runSignal, req.traceContext);
       },
       loadedThread: () => loaded,
       keep: (connection, threadId) => new Writer(connection, this, threadId),

@@ -45,6 +45,7 @@ export async function acquireProcess(launcher: Launcher, owner: object, request:
     skills: request.resources.skills,
     ...(hostTools !== undefined ? { hostTools } : {}),
     ...(request.outputSchema !== undefined ? { outputSchema: request.outputSchema } : {}),
+    ...(request.traceContext !== undefined ? { traceContext: request.traceContext } : {}),
   });
   return { proc, claimed: false };
 }

@@ -2,7 +2,7 @@
  * The command line of one CLI process. Credentials never appear here: they travel in the child's
  * environment only, and MCP servers (with their env and header values) in a file the process owns.
  */
-import type { HostToolsEndpoint } from "../../driver/types.js";
+import type { HostToolsEndpoint, TraceContext } from "../../driver/types.js";
 import type { JsonSchema, McpServerConfig, Policy, SkillRef } from "../../driver/vocabulary.js";
 import type { StreamJsonDriverConfig } from "./config.js";
 import type { PermissionMode, StreamJsonDialect } from "./dialect.js";
@@ -22,6 +22,8 @@ export interface LaunchSettings {
   inspection?: boolean;
   /** The run's structured-output schema: a process setting (`--json-schema`), so such a process serves only its run. */
   outputSchema?: JsonSchema;
+  /** The run's trace context, passed as `TRACEPARENT` / `TRACESTATE` (Claude Code continues the trace). */
+  traceContext?: TraceContext;
 }
 
 /** What runs: a native binary directly, a JavaScript entry under this Node. */

@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, withinInitializeTimeout } from "../../driver/initialize-timeout.js";
 import { OwnedProcesses, type ProcessStats } from "../../driver/kit/processes.js";
+import { traceEnv } from "../../driver/kit/env.js";
 import { createRedactor, type Redactor } from "../../redact/redact.js";
 import { buildArgs, commandFor, type LaunchSettings } from "./argv.js";
 import { providerKey, type StreamJsonDriverConfig } from "./config.js";
@@ -94,7 +95,7 @@ export class Launcher {
           command,
           args: [...prefix, ...buildArgs(this.dialect, this.config, launch, resources.args)],
           cwd,
-          env: this.childEnv(),
+          env: { ...this.childEnv(), ...traceEnv(launch.traceContext) },
           inheritEnv: this.dialect.inheritEnv,
           redactor: this.redactor,
           release: resources.dispose,

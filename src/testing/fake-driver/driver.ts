@@ -10,6 +10,7 @@ import { ProviderError } from "../../errors/index.js";
 import type { Evidence } from "../../inspect/types.js";
 import { readJsonLineBatches, spawnProcess, writeJsonLine, type ProcessHandle } from "../../process/index.js";
 import { TextAccumulator } from "../../events/text-accumulator.js";
+import { traceEnv } from "../../driver/kit/env.js";
 import { FAKE_CHILD_SOURCE } from "./child-source.js";
 import { deltaEvent, type FakeRunScript, type FakeStep } from "./script.js";
 import { FakeHostToolsClient } from "./host-tools.js";
@@ -92,8 +93,9 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
     ...(options.resources ? { resources: structuredClone(options.resources) } : {}),
   };
 
-  const spawnChild = async (cwd: string): Promise<ProcessHandle> => {
-    const child = await spawnProcess({ command: process.execPath, args: ["--input-type=module", "-e", FAKE_CHILD_SOURCE], cwd });
+  const spawnChild = async (cwd: string, traceContext?: RunRequest["traceContext"]): Promise<ProcessHandle> => {
+    // A run's trace context reaches the child as a provider's would (TRACEPARENT, TRACESTATE).
+    const child = await spawnProcess({ command: process.execPath, args: ["--input-type=module", "-e", FAKE_CHILD_SOURCE], cwd, env: traceEnv(traceContext) });
     live.set(child.pid, child);
     started.push(child.pid);
     void child.exited.then(() => live.delete(child.pid));
@@ -157,7 +159,7 @@ export function fakeDriver(options: FakeDriverOptions = {}): FakeDriver {
       }
       const standby = request.standby as FakeStandby | undefined;
       if (standby) probe.standbysUsed++;
-      const child = options.process ? standby?.child ?? (await spawnChild(request.workspace)) : undefined;
+      const child = options.process ? standby?.child ?? (await spawnChild(request.workspace, request.traceContext)) : undefined;
       const endpoint = await runEndpoint(request, standby, record, probe);
       const hostTools = endpoint ? new FakeHostToolsClient(endpoint.view) : undefined;
       let text: string;
