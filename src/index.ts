@@ -148,6 +148,7 @@ export type {
   ResolvedInput,
   ResolvedResources,
   ResourceSupport,
+  RewindRequest,
   RunRequest,
   RunResponse,
   StandbyHandle,

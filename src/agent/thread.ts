@@ -23,6 +23,7 @@ import { fingerprintMismatches, type ThreadFingerprint } from "../thread/fingerp
 import type { HistoryOptions, HistoryPage, NewHistoryTurn, ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
 import { capText, compactTranscript } from "../thread/transcript.js";
 import type { ThreadWriters } from "./writer.js";
+import { rewindThread, type RewindHost } from "./thread-rewind.js";
 
 /** Call options of a thread run. */
 export interface ThreadCallOptions<O extends OutputOption | undefined = OutputOption | undefined> extends CallOptions<O> {
@@ -44,6 +45,14 @@ export interface Thread {
    * `before` for the older ones. Rejects with `thread_not_found` once the thread is deleted.
    */
   history(options?: HistoryOptions): Promise<HistoryPage>;
+  /**
+   * Goes back to the end of turn `turn` (a `history()` turn number; 0: before the first turn):
+   * the later turns leave the conversation the next run continues, the history gets an entry with
+   * `rewoundTo` saying so, and the provider's session before the rewind is kept. Needs the
+   * driver's native rewind (`FeatureUnsupportedError` otherwise); a busy thread is refused
+   * (`thread_busy`). Resolves to the updated record.
+   */
+  rewind(turn: number, options?: { signal?: AbortSignal }): Promise<ThreadRecord>;
 }
 
 /** What a thread needs from its agent. */
@@ -61,6 +70,8 @@ export interface ThreadHost {
   /** Validates and merges call options, then starts a run through the single execution path. */
   start(prompt: string, options: CallOptions | undefined, hooks: ThreadRunHooks): RunStream;
   assertOpen(): void;
+  /** The driver's native rewind (`Driver.rewind`), when it has one. */
+  rewind?: RewindHost["rewind"];
 }
 
 const LEASE_POLL_MS = 100;
@@ -134,6 +145,11 @@ export class ThreadHandle implements Thread {
     // An empty page is also what a deleted thread has.
     if (page.turns.length === 0 && !(await stored(store.get(this.id)))) throw new ThreadNotFoundError();
     return page;
+  }
+
+  rewind(turn: number, options: { signal?: AbortSignal } = {}): Promise<ThreadRecord> {
+    this.#host.assertOpen();
+    return rewindThread({ ...this.#host, stored }, this.id, turn, options.signal);
   }
 
   async info(): Promise<ThreadRecord> {

@@ -241,6 +241,15 @@ export interface RunResponse {
   writer?: StandbyHandle;
 }
 
+/** What {@link Driver.rewind} is asked: a stored provider session and the thread's runs that leave it. */
+export interface RewindRequest {
+  /** The session to rewind; it stays as it was (the pre-rewind transcript). */
+  providerSessionId: string;
+  /** The runs whose turns leave the conversation, oldest first (the thread's turns after the one rewound to). */
+  dropRunIds: string[];
+  workspace: string;
+}
+
 export interface Driver {
   descriptor(): Descriptor;
   /** Throws `ConfigError` for an invalid captured config. */
@@ -305,6 +314,13 @@ export interface Driver {
    * derives support from the method's presence); rejects when the run has already ended.
    */
   followUp?(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * A copy of a stored provider session without the turns of `dropRunIds` (and any turn after the
+   * first of them), under a new session id that the thread continues from; the original session
+   * is left as it was. Backs `Thread.rewind`. Absent: rewind is refused with
+   * `FeatureUnsupportedError` (`rewind`).
+   */
+  rewind?(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }>;
   /** Reclaim every process the driver owns. */
   close(): Promise<void>;
 }

@@ -25,6 +25,7 @@ export const NOTICE_CODES = {
   approval_denied_by_policy: { meaning: "no approval handler is configured; the request was denied" },
   approval_timeout: { meaning: "no answer came within `approvalTimeoutMs`; the approval was denied (a question declined)" },
   standby_fallback: { meaning: "the prepared process failed before delivery; a fresh one was launched" },
+  thread_rewound: { meaning: "a thread went back to an earlier turn (`Thread.rewind`); the later turns left its conversation" },
   provider_retry: { meaning: "the provider retries a failed model request", drivers: ["codex", "pi", "openai"] },
   stop_reason: { meaning: "the turn ended with an unusual stop reason", drivers: ["acp", "pi"] },
   // --- codex -------------------------------------------------------------------------------------
@@ -33,7 +34,7 @@ export const NOTICE_CODES = {
   unknown_server_request: { meaning: "Codex sent a request this driver does not know; it was refused", drivers: ["codex"] },
   mcp_elicitation_declined: { meaning: "an MCP server asked for input; it was declined", drivers: ["codex"] },
   dynamic_tool_refused: { meaning: "Codex called a client tool the driver never declared", drivers: ["codex"] },
-  context_compacted: { meaning: "Codex compacted the conversation context", drivers: ["codex"] },
+  context_compacted: { meaning: "the conversation context was compacted (by Codex, or by the openai driver's context guard)", drivers: ["codex", "openai"] },
   review_started: { meaning: "Codex entered review mode", drivers: ["codex"] },
   review_finished: { meaning: "Codex left review mode", drivers: ["codex"] },
   model_rerouted: { meaning: "Codex rerouted the turn to another model", drivers: ["codex"] },

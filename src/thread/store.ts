@@ -96,6 +96,11 @@ export interface NewHistoryTurn {
   events: AgentEvent[];
   /** Events left out of the middle of a turn whose transcript exceeded the per-turn cap. */
   omittedEvents?: number;
+  /**
+   * Set on the entry `Thread.rewind` appends instead of a run: the conversation went back to this
+   * turn, and the turns numbered above it (up to this entry) are no longer part of it.
+   */
+  rewoundTo?: number;
 }
 
 /** One stored turn of a thread's history. */

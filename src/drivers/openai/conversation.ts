@@ -58,7 +58,26 @@ export interface ConversationFile {
   updatedAt: string;
   /** The conversation it was forked from, when it was. */
   forkedFrom?: string;
+  /** The conversation it is a rewound copy of (that one keeps the dropped turns). */
+  rewoundFrom?: string;
+  /** Where the first turns came from when the conversation was imported from another agent's transcript. */
+  importedFrom?: { format: "codex" | "claude"; sessionId?: string; turns: number };
+  /** The title generated after the first turn (`title: true` in the config). */
+  title?: string;
+  /**
+   * Compactions by the context guard, oldest first: each replaced the turns before `beforeTurn`
+   * (0-based, at the time) with a summary; `transcriptId` names the conversation file holding the
+   * whole transcript as it was before.
+   */
+  compactions?: { at: string; beforeTurn: number; transcriptId: string }[];
   turns: ConversationTurn[];
+}
+
+/** A conversation without the turns of `dropRunIds` and every turn after the first of them. */
+export function withoutRuns(turns: readonly ConversationTurn[], dropRunIds: readonly string[]): ConversationTurn[] {
+  const drop = new Set(dropRunIds);
+  const first = turns.findIndex((t) => drop.has(t.runId));
+  return first < 0 ? [...turns] : turns.slice(0, first);
 }
 
 /** Every message of every turn, in order: what the next request replays. */

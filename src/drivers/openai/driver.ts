@@ -5,7 +5,7 @@
  * only child processes are the agent's stdio MCP servers (started per run) and the bash tool's
  * commands. Conversations live in the driver's `stateDir`, keyed by the session id a run returns.
  */
-import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, ModelDefaults, PrepareRequest, PrepareResponse, RunRequest, RunResponse } from "../../driver/types.js";
+import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, ModelDefaults, PrepareRequest, PrepareResponse, RewindRequest, RunRequest, RunResponse } from "../../driver/types.js";
 import { driverRedactor } from "../../driver/kit/env.js";
 import type { ProcessStats } from "../../driver/kit/processes.js";
 import type { Policy } from "../../driver/vocabulary.js";
@@ -24,7 +24,8 @@ import {
   type OpenAIConfig,
   type ResolvedOpenAIConfig,
 } from "./config.js";
-import { ConversationStore } from "./conversation-store.js";
+import { withoutRuns, type ConversationFile } from "./conversation.js";
+import { ConversationStore, newSessionId } from "./conversation-store.js";
 import { inputCapabilities } from "./inputs.js";
 import { inspectEndpoint, TRANSPORT } from "./inspect.js";
 import { RunQueues } from "./loop.js";
@@ -43,6 +44,8 @@ export interface OpenAIDriver extends Driver {
   followUp(runId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Child processes the driver owns (the runs' stdio MCP servers). */
   processes(): ProcessStats;
+  /** A copy of a stored conversation without the given runs' turns, under a new session id (backs `Thread.rewind`). */
+  rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }>;
 }
 
 /** Internal seams for tests (the package import). */
@@ -185,6 +188,16 @@ class OpenAIDriverImpl implements OpenAIDriver {
 
   followUp(runId: string, text: string, signal: AbortSignal): Promise<void> {
     return this.#queue("followUps", runId, text, signal);
+  }
+
+  async rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }> {
+    this.#refuseClosed();
+    signal.throwIfAborted();
+    const stored = await this.#store.load(request.providerSessionId);
+    const now = new Date().toISOString();
+    const copy: ConversationFile = { ...stored, id: newSessionId(), createdAt: now, updatedAt: now, rewoundFrom: stored.id, turns: withoutRuns(stored.turns, request.dropRunIds) };
+    await this.#store.save(copy);
+    return { providerSessionId: copy.id };
   }
 
   processes(): ProcessStats {

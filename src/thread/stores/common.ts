@@ -155,6 +155,10 @@ export function checkNewTurn(turn: NewHistoryTurn): NewHistoryTurn {
     }
     checked.omittedEvents = turn.omittedEvents;
   }
+  if (turn.rewoundTo !== undefined) {
+    if (!Number.isSafeInteger(turn.rewoundTo) || turn.rewoundTo < 0) throw new ConfigError("thread store: turn.rewoundTo must be a non-negative integer");
+    checked.rewoundTo = turn.rewoundTo;
+  }
   return JSON.parse(JSON.stringify(checked)) as NewHistoryTurn;
 }
 
