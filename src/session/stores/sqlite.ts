@@ -1,0 +1,403 @@
+/**
+ * The SQLite session store (`better-sqlite3`). One database file can be shared by several
+ * processes on one machine, and with the SQLite thread store (give both the same path: the
+ * tables differ and each keeps its own schema version). Every write runs in a `BEGIN IMMEDIATE`
+ * transaction, so ownership decisions and the contiguity check of an append are atomic across
+ * every process.
+ *
+ * Durability: records are committed with `synchronous` (default `"full"`: fsynced, so a queued
+ * prompt acknowledged to the host survives a power loss); event batches with `eventSynchronous`
+ * (default `"normal"`: in WAL mode a batch survives the process being killed, and only a machine
+ * crash may lose the newest ones) — a busy run logs many events and must not wait on the disk.
+ *
+ * Clock: ownership expiry and timestamps use this process's clock, which every process on one
+ * machine shares.
+ */
+import { createRequire } from "node:module";
+
+import type BetterSqlite3 from "better-sqlite3";
+
+import { ConfigError, LeaseLostError, SessionExistsError, SessionNotFoundError, StoreError } from "../../errors/index.js";
+import type { NewSessionRecord, SessionEvent, SessionPatch, SessionRecord, SessionState, SessionStore } from "../types.js";
+import {
+  applyPatch,
+  checkEvents,
+  checkListOptions,
+  checkNewSession,
+  checkOwner,
+  checkReadOptions,
+  checkRetention,
+  checkTtl,
+  seqConflict,
+  storeClosed,
+  toEvent,
+  toRecord,
+  type RecordBody,
+} from "./common.js";
+import { sqliteFailure } from "./sqlite-failure.js";
+
+/** An open better-sqlite3 `Database` (the part of it the store relies on to recognise one). */
+export interface SqliteDatabaseLike {
+  readonly name: string;
+  readonly open: boolean;
+  prepare(source: string): unknown;
+  exec(source: string): unknown;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+}
+
+export interface SqliteSessionStoreOptions {
+  /** The database file (`":memory:"` for a private one); may be the SQLite thread store's file. */
+  path?: string;
+  /** An open better-sqlite3 database to use instead of `path`; the host owns it (never closed, pragmas untouched). */
+  database?: SqliteDatabaseLike;
+  /** How long a write waits for another connection's transaction before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** Durability of record writes (default `"full"`); see the module comment. */
+  synchronous?: "full" | "normal";
+  /** Durability of event batches (default `"normal"`); see the module comment. */
+  eventSynchronous?: "full" | "normal";
+  /** The store's clock in epoch milliseconds (default `Date.now`); ownership expires on it. */
+  now?: () => number;
+}
+
+export interface SqliteSessionStore extends SessionStore {
+  /** The database file. */
+  readonly path: string;
+  /** The session schema version the database is at. */
+  readonly schemaVersion: number;
+}
+
+/**
+ * Forward migrations of the session tables, in order; migration `i` takes them from version `i`
+ * to `i + 1` (recorded in `session_schema_migrations`, not `user_version`, which the thread store
+ * of a shared file owns). Never edit a released entry: append a new one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     id               TEXT PRIMARY KEY NOT NULL,
+     state            TEXT NOT NULL,
+     body             TEXT NOT NULL,             -- JSON: the record without owner and timestamps
+     owner            TEXT,
+     owner_expires_at INTEGER,                   -- epoch ms on the writers' clock
+     last_seq         INTEGER NOT NULL DEFAULT 0, -- the log's last seq, kept when events are trimmed
+     created_at       TEXT NOT NULL,
+     updated_at       TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id);
+   CREATE TABLE session_events (
+     session_id TEXT NOT NULL,
+     seq        INTEGER NOT NULL,
+     at         INTEGER NOT NULL,                -- epoch ms
+     json       TEXT NOT NULL,                   -- the event
+     PRIMARY KEY (session_id, seq)
+   ) STRICT, WITHOUT ROWID;`,
+];
+
+/** The session schema version this code writes. */
+export const SQLITE_SESSION_SCHEMA_VERSION = MIGRATIONS.length;
+
+interface Row {
+  id: string;
+  state: string;
+  body: string;
+  owner: string | null;
+  owner_expires_at: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+let loaded: typeof BetterSqlite3 | undefined;
+function loadDriver(): typeof BetterSqlite3 {
+  loaded ??= createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+  return loaded;
+}
+
+/** Brings the session tables up to date. Safe when several processes open a new database at once. */
+function migrate(db: BetterSqlite3.Database): number {
+  const version = (): number => {
+    const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_schema_migrations'`).get();
+    if (exists === undefined) return 0;
+    return db.prepare(`SELECT coalesce(max(version), 0) FROM session_schema_migrations`).pluck().get() as number;
+  };
+  const check = (at: number): void => {
+    if (at > MIGRATIONS.length) {
+      throw new StoreError(
+        "store_schema_newer",
+        `the session tables are at schema version ${at}, newer than this version of agent-adaptor understands (${MIGRATIONS.length})`,
+      );
+    }
+  };
+  const seen = version();
+  check(seen);
+  if (seen === MIGRATIONS.length) return seen;
+  db.transaction(() => {
+    // Re-read under the write lock: another process may have migrated meanwhile.
+    db.exec(`CREATE TABLE IF NOT EXISTS session_schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+    let at = version();
+    check(at);
+    for (; at < MIGRATIONS.length; at++) {
+      db.exec(MIGRATIONS[at]!);
+      db.prepare(`INSERT INTO session_schema_migrations (version, applied_at) VALUES (?, ?)`).run(at + 1, new Date().toISOString());
+    }
+  }).immediate();
+  return version();
+}
+
+interface Opened {
+  db: BetterSqlite3.Database;
+  path: string;
+  own: boolean;
+}
+
+function openDatabase(options: SqliteSessionStoreOptions, busyTimeoutMs: number): Opened {
+  if ((options.path === undefined) === (options.database === undefined)) {
+    throw new ConfigError("sqliteSessionStore: give exactly one of path and database");
+  }
+  if (options.database !== undefined) {
+    const db = options.database as unknown as BetterSqlite3.Database;
+    if (!db.open) throw new ConfigError("sqliteSessionStore: the database is not open");
+    return { db, path: db.name, own: false };
+  }
+  const path = options.path!;
+  let db: BetterSqlite3.Database;
+  try {
+    db = new (loadDriver())(path, { timeout: busyTimeoutMs });
+  } catch (err) {
+    throw sqliteFailure(err, path, busyTimeoutMs);
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    // WAL: readers never block the writer; several processes on one machine share the file.
+    db.pragma("journal_mode = WAL");
+  } catch (err) {
+    db.close();
+    throw sqliteFailure(err, path, busyTimeoutMs);
+  }
+  return { db, path, own: true };
+}
+
+function prepare(db: BetterSqlite3.Database) {
+  const columns = `id, state, body, owner, owner_expires_at, created_at, updated_at`;
+  return {
+    insert: db.prepare(
+      `INSERT INTO sessions (id, state, body, created_at, updated_at) VALUES (@id, @state, @body, @at, @at)
+       ON CONFLICT (id) DO NOTHING RETURNING ${columns}`,
+    ),
+    get: db.prepare(`SELECT ${columns} FROM sessions WHERE id = ?`),
+    ownerOf: db.prepare(`SELECT owner, owner_expires_at, last_seq FROM sessions WHERE id = ?`),
+    listAll: db.prepare(`SELECT ${columns} FROM sessions ORDER BY updated_at DESC, id LIMIT ?`),
+    listState: db.prepare(`SELECT ${columns} FROM sessions WHERE state = ? ORDER BY updated_at DESC, id LIMIT ?`),
+    delete: db.prepare(`DELETE FROM sessions WHERE id = ?`),
+    deleteEvents: db.prepare(`DELETE FROM session_events WHERE session_id = ?`),
+    acquire: db.prepare(
+      `UPDATE sessions SET owner = @owner, owner_expires_at = @expires
+       WHERE id = @id AND (owner IS NULL OR owner_expires_at <= @now OR owner = @owner)`,
+    ),
+    renew: db.prepare(`UPDATE sessions SET owner_expires_at = @expires WHERE id = @id AND owner = @owner AND owner_expires_at > @now`),
+    release: db.prepare(`UPDATE sessions SET owner = NULL, owner_expires_at = NULL WHERE id = ? AND owner = ?`),
+    update: db.prepare(
+      `UPDATE sessions SET state = @state, body = @body, updated_at = max(@at, updated_at)
+       WHERE id = @id AND owner = @owner AND owner_expires_at > @now RETURNING ${columns}`,
+    ),
+    advance: db.prepare(
+      `UPDATE sessions SET last_seq = @last
+       WHERE id = @id AND owner = @owner AND owner_expires_at > @now AND last_seq = @first - 1`,
+    ),
+    insertEvent: db.prepare(`INSERT INTO session_events (session_id, seq, at, json) VALUES (?, ?, ?, ?)`),
+    read: db.prepare(`SELECT seq, at, json FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
+    lastSeq: db.prepare(`SELECT last_seq FROM sessions WHERE id = ?`).pluck(),
+    trimCount: db.prepare(
+      `DELETE FROM session_events WHERE session_id = @id AND seq <= (SELECT last_seq FROM sessions WHERE id = @id) - @keep`,
+    ),
+    // Age: the oldest events, up to the first one young enough (trimming keeps the log a contiguous suffix).
+    trimAge: db.prepare(
+      `DELETE FROM session_events WHERE session_id = @id
+         AND seq < coalesce((SELECT min(seq) FROM session_events WHERE session_id = @id AND at >= @cutoff), 9007199254740991)`,
+    ),
+  };
+}
+
+function rowToRecord(row: Row, now: number): SessionRecord {
+  return toRecord(JSON.parse(row.body) as RecordBody, {
+    owner: row.owner,
+    ownerExpiresAt: row.owner_expires_at,
+    now,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
+/** The stored body without its state (a column of its own). */
+function bodyText(body: RecordBody): string {
+  return JSON.stringify(body);
+}
+
+/** Open (creating and migrating the session tables when needed) a SQLite session store. */
+// long-function: the SessionStore port's methods over one open database and its prepared statements; each method is short
+export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSessionStore {
+  const now = options.now ?? Date.now;
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const { db, path, own } = openDatabase(options, busyTimeoutMs);
+  const recordSync = options.synchronous === "normal" ? "NORMAL" : "FULL";
+  const eventSync = options.eventSynchronous === "full" ? "FULL" : "NORMAL";
+  let schemaVersion: number;
+  let sql: ReturnType<typeof prepare>;
+  try {
+    if (own) db.pragma(`synchronous = ${recordSync}`);
+    schemaVersion = migrate(db);
+    sql = prepare(db);
+  } catch (err) {
+    if (own) db.close();
+    throw sqliteFailure(err, path, busyTimeoutMs);
+  }
+
+  let closed = false;
+  const transaction = db.transaction((body: () => unknown) => body());
+  let synchronous = recordSync;
+  /** Runs `body` in a BEGIN IMMEDIATE transaction committed with `sync` (own databases only). */
+  const write = <T>(body: () => T, sync: "FULL" | "NORMAL" = recordSync): T => {
+    if (closed) throw storeClosed();
+    try {
+      if (own && sync !== synchronous) {
+        db.pragma(`synchronous = ${sync}`);
+        synchronous = sync;
+      }
+      return transaction.immediate(body) as T;
+    } catch (err) {
+      throw sqliteFailure(err, path, busyTimeoutMs);
+    }
+  };
+  const read = <T>(body: () => T): T => {
+    if (closed) throw storeClosed();
+    try {
+      return body();
+    } catch (err) {
+      throw sqliteFailure(err, path, busyTimeoutMs);
+    }
+  };
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  /** Why `owner` may not write session `id` (called inside the write transaction). */
+  const refusal = (id: string): Error => (sql.ownerOf.get(id) === undefined ? new SessionNotFoundError() : new LeaseLostError("the session's ownership was lost"));
+
+  return {
+    path,
+    get schemaVersion() {
+      return schemaVersion;
+    },
+
+    async create(input: NewSessionRecord): Promise<SessionRecord> {
+      const body = checkNewSession(input);
+      return write(() => {
+        const at = now();
+        const row = sql.insert.get({ id: body.id, state: body.state, body: bodyText(body), at: iso(at) }) as Row | undefined;
+        if (row === undefined) throw new SessionExistsError();
+        return rowToRecord(row, at);
+      });
+    },
+
+    async get(id: string): Promise<SessionRecord | undefined> {
+      return read(() => {
+        const row = sql.get.get(id) as Row | undefined;
+        return row === undefined ? undefined : rowToRecord(row, now());
+      });
+    },
+
+    async list(listOptions?: { limit?: number; state?: SessionState }): Promise<SessionRecord[]> {
+      const { limit, state } = checkListOptions(listOptions);
+      return read(() => {
+        const rows = (state === undefined ? sql.listAll.all(limit) : sql.listState.all(state, limit)) as Row[];
+        const at = now();
+        return rows.map((row) => rowToRecord(row, at));
+      });
+    },
+
+    async delete(id: string): Promise<boolean> {
+      return write(() => {
+        sql.deleteEvents.run(id);
+        return sql.delete.run(id).changes === 1;
+      });
+    },
+
+    async acquireOwner(id: string, owner: string, ttlMs: number): Promise<boolean> {
+      checkOwner(owner);
+      const ttl = checkTtl(ttlMs);
+      return write(() => {
+        // The clock is read under the write lock, after any wait for it.
+        const at = now();
+        if (sql.acquire.run({ id, owner, now: at, expires: at + ttl }).changes === 1) return true;
+        if (sql.ownerOf.get(id) === undefined) throw new SessionNotFoundError();
+        return false;
+      });
+    },
+
+    async renewOwner(id: string, owner: string, ttlMs: number): Promise<boolean> {
+      const ttl = checkTtl(ttlMs);
+      return write(() => {
+        const at = now();
+        return sql.renew.run({ id, owner, now: at, expires: at + ttl }).changes === 1;
+      });
+    },
+
+    async releaseOwner(id: string, owner: string): Promise<void> {
+      write(() => sql.release.run(id, owner));
+    },
+
+    async update(id: string, owner: string, patch: SessionPatch): Promise<SessionRecord> {
+      return write(() => {
+        const current = sql.get.get(id) as Row | undefined;
+        if (current === undefined) throw new SessionNotFoundError();
+        const body = applyPatch(JSON.parse(current.body) as RecordBody, patch);
+        const at = now();
+        const row = sql.update.get({ id, owner, now: at, at: iso(at), state: body.state, body: bodyText(body) }) as Row | undefined;
+        if (row === undefined) throw refusal(id);
+        return rowToRecord(row, at);
+      });
+    },
+
+    async appendEvents(id: string, owner: string, events: readonly SessionEvent[]): Promise<void> {
+      const stored = checkEvents(id, events);
+      write(() => {
+        if (stored.length === 0) {
+          const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null } | undefined;
+          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= now()) throw refusal(id);
+          return;
+        }
+        const first = stored[0]!.seq;
+        const last = stored[stored.length - 1]!.seq;
+        if (sql.advance.run({ id, owner, now: now(), first, last }).changes !== 1) {
+          const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null; last_seq: number } | undefined;
+          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= now()) throw refusal(id);
+          throw seqConflict(found.last_seq + 1, first);
+        }
+        for (const event of stored) sql.insertEvent.run(id, event.seq, event.at, event.json);
+      }, eventSync);
+    },
+
+    async readEvents(id: string, readOptions: { after: number; limit?: number }): Promise<SessionEvent[]> {
+      const { after, limit } = checkReadOptions(readOptions);
+      return read(() =>
+        (sql.read.all(id, after, limit) as { seq: number; at: number; json: string }[]).map((row) => toEvent(id, row.seq, row.at, row.json)),
+      );
+    },
+
+    async lastSeq(id: string): Promise<number> {
+      return read(() => (sql.lastSeq.get(id) as number | undefined) ?? 0);
+    },
+
+    async trimEvents(id: string, retention: { maxEvents?: number; maxAgeMs?: number }): Promise<number> {
+      const { maxEvents, maxAgeMs } = checkRetention(retention);
+      return write(() => {
+        let dropped = 0;
+        if (maxEvents !== undefined) dropped += sql.trimCount.run({ id, keep: maxEvents }).changes;
+        if (maxAgeMs !== undefined) dropped += sql.trimAge.run({ id, cutoff: now() - maxAgeMs }).changes;
+        return dropped;
+      }, eventSync);
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (own) db.close();
+    },
+  };
+}
