@@ -32,6 +32,21 @@ export type {
   PostgresThreadStore,
   PostgresThreadStoreOptions,
 } from "./thread/stores/postgres.js";
+export {
+  memorySessionStore,
+  sqliteSessionStore,
+  SQLITE_SESSION_SCHEMA_VERSION,
+  postgresSessionStore,
+  POSTGRES_SESSION_SCHEMA_VERSION,
+} from "./session/stores/index.js";
+export type {
+  MemorySessionStoreOptions,
+  SqliteDatabaseLike,
+  SqliteSessionStore,
+  SqliteSessionStoreOptions,
+  PostgresSessionStore,
+  PostgresSessionStoreOptions,
+} from "./session/stores/index.js";
 export { input, InputRef, InputError, DEFAULT_INPUT_LIMITS } from "./input/index.js";
 export type {
   InputDiagnostic,

@@ -9,6 +9,8 @@ export type { FakeRunScript, FakeStep } from "./fake-driver/script.js";
 export { runDriverConformance } from "./conformance.js";
 export { runThreadStoreSuite } from "./thread-store-suite.js";
 export type { ThreadStoreSuiteOptions } from "./thread-store-suite.js";
+export { runSessionStoreSuite } from "./session-store-suite.js";
+export type { SessionStoreSuiteOptions } from "./session-store-suite.js";
 export type { ConformanceFixtures, ConformanceRunner } from "./conformance.js";
 export {
   startModelServer,
