@@ -1,0 +1,141 @@
+/**
+ * What the bridges read: a run's stream, any async iterable of run events or session log entries,
+ * a session (anything with `events({ after, signal })`), or a function opening a replay after a
+ * given sequence number. One iteration shape for all of them, with the cancel rules the bridges
+ * promise: stopping reads only what the bridge itself opened, and a run's stream is never
+ * stalled by a reader that went away.
+ */
+import type { AgentEvent } from "../../events/types.js";
+import type { RunStream } from "../../agent/run-stream.js";
+import type { SessionEvent, SessionNotice } from "../../session/types.js";
+
+/** A session, or anything else that replays an event log after a sequence number and then follows it live. */
+export interface SessionEventLog {
+  events(options?: { after?: number; signal?: AbortSignal }): AsyncIterable<SessionEvent>;
+}
+
+/** What a bridge can read. */
+export type BridgeSource =
+  | RunStream
+  | AsyncIterable<AgentEvent | SessionEvent>
+  | SessionEventLog
+  | ((after: number) => AsyncIterable<AgentEvent | SessionEvent>);
+
+/** One entry as a bridge sees it: its sequence number (the session's when there is one) and the event. */
+export interface BridgeEntry {
+  seq: number;
+  event: AgentEvent | SessionNotice;
+  /** Set for a session log entry. */
+  sessionId?: string;
+}
+
+export interface OpenOptions {
+  /** Entries at or below this sequence number were delivered already: skipped (or not replayed). */
+  after?: number;
+  /** When the reader goes away from a run's stream: `true` cancels the run; otherwise it is drained to its end. */
+  cancelRun?: boolean;
+}
+
+/** An open iteration: `next()` one entry at a time, `stop()` once (never waits for the source). */
+export interface OpenSource {
+  next(): Promise<BridgeEntry | undefined>;
+  stop(reason: string): void;
+}
+
+/** Whether `value` is a run's stream (it is answered through, and draining it keeps the run moving). */
+export function isRunStream(value: unknown): value is RunStream {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<RunStream>;
+  return typeof candidate.runId === "string" && typeof candidate.cancel === "function" && typeof candidate.respond === "function" && Symbol.asyncIterator in value;
+}
+
+function isSessionEvent(value: AgentEvent | SessionEvent): value is SessionEvent {
+  return "sessionId" in value && typeof (value as { event?: unknown }).event === "object" && (value as { event?: unknown }).event !== null;
+}
+
+/** Whether an entry's event is a run's (not a session notice). */
+export function isRunEvent(event: AgentEvent | SessionNotice): event is AgentEvent {
+  return !event.type.startsWith("session.");
+}
+
+/** The entry of one item of a source. */
+export function toEntry(item: AgentEvent | SessionEvent): BridgeEntry {
+  if (isSessionEvent(item)) return { seq: item.seq, event: item.event, sessionId: item.sessionId };
+  return { seq: item.seq, event: item };
+}
+
+/** Start reading `source`. A source that cannot be opened fails the first `next()`. */
+export function openSource(source: BridgeSource, options: OpenOptions = {}): OpenSource {
+  try {
+    return openIteration(source, options);
+  } catch (error) {
+    return { next: () => Promise.reject(error instanceof Error ? error : new Error(String(error))), stop: () => undefined };
+  }
+}
+
+function openIteration(source: BridgeSource, options: OpenOptions): OpenSource {
+  const abort = new AbortController();
+  const after = options.after;
+  let iterable: AsyncIterable<AgentEvent | SessionEvent>;
+  if (typeof source === "function") iterable = source(after ?? 0);
+  else if (!(Symbol.asyncIterator in source) && typeof (source as SessionEventLog).events === "function") {
+    iterable = (source as SessionEventLog).events({ ...(after !== undefined ? { after } : {}), signal: abort.signal });
+  } else iterable = source as AsyncIterable<AgentEvent | SessionEvent>;
+  const run = isRunStream(source) ? source : undefined;
+  const iterator = iteratorOf(iterable);
+  let stopped = false;
+  let inFlight: Promise<unknown> | undefined;
+
+  const next = async (): Promise<BridgeEntry | undefined> => {
+    for (;;) {
+      if (stopped) return undefined;
+      const pending = iterator.next();
+      inFlight = pending;
+      const item = await pending;
+      inFlight = undefined;
+      if (stopped || item.done) return undefined;
+      const entry = toEntry(item.value);
+      // A replay function or a log skips what was delivered itself; a plain iterable is filtered here.
+      if (after !== undefined && entry.seq <= after) continue;
+      return entry;
+    }
+  };
+
+  const stop = (reason: string): void => {
+    if (stopped) return;
+    stopped = true;
+    abort.abort(reason);
+    if (run && options.cancelRun !== true) {
+      void drain(iterator, inFlight);
+      return;
+    }
+    if (run) run.cancel(reason);
+    // Not awaited: a generator parked in a live tail ends when its signal aborts, not before.
+    void Promise.resolve()
+      .then(() => iterator.return?.())
+      .catch(() => undefined);
+  };
+  return { next, stop };
+}
+
+/** An async iterator over `iterable`; a plain (sync) iterable such as an array is accepted as well. */
+function iteratorOf<T>(iterable: AsyncIterable<T> | Iterable<T>): AsyncIterator<T> {
+  if (typeof (iterable as AsyncIterable<T>)[Symbol.asyncIterator] === "function") return (iterable as AsyncIterable<T>)[Symbol.asyncIterator]();
+  if (typeof (iterable as Iterable<T>)[Symbol.iterator] === "function") {
+    const inner = (iterable as Iterable<T>)[Symbol.iterator]();
+    return { next: async () => inner.next(), return: async () => inner.return?.() ?? { done: true, value: undefined } };
+  }
+  throw new TypeError("the source is neither a run's stream, an event log nor an iterable of events");
+}
+
+/** Read a run's stream to its end without keeping anything, so the run is never held by a full buffer. */
+async function drain(iterator: AsyncIterator<unknown>, inFlight: Promise<unknown> | undefined): Promise<void> {
+  try {
+    await inFlight;
+    for (let item = await iterator.next(); item.done !== true; item = await iterator.next()) {
+      // Discarded: the reader is gone.
+    }
+  } catch {
+    // The stream's end is the run's business (`result`), not the bridge's.
+  }
+}
