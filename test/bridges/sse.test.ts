@@ -13,8 +13,8 @@ import { EVENT_TYPES, exactAgentEventSchema, type AgentEvent } from "../../src/e
 import type { SessionEvent } from "../../src/session/types.js";
 import { fakeDriver, type FakeRunScript } from "../../src/testing/index.js";
 import { sseActionsNodeHandler, writeSSE, type RequestAnswerer } from "../../src/bridges/sse/index.js";
-import { ReplayLog } from "./replay-log.js";
-import { deferred, startServer, type TestServer } from "./helpers.js";
+import { ReplayLog } from "./sse-replay-log.js";
+import { deferred, startServer, type TestServer } from "./sse-helpers.js";
 
 const APPROVAL = {
   requestId: "req-1",
