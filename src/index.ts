@@ -32,6 +32,28 @@ export type {
   PostgresThreadStore,
   PostgresThreadStoreOptions,
 } from "./thread/stores/postgres.js";
+export { createSession, openSession, DEFAULT_IDLE_SLEEP_MS, DEFAULT_INBOX_CAP, DEFAULT_OWNER_TTL_MS, MIN_IDLE_SLEEP_MS } from "./session/index.js";
+export type {
+  Budget,
+  GateState,
+  Guardrails,
+  NewSessionRecord,
+  OpenSessionOptions,
+  QueuedPrompt,
+  ResumeOptions,
+  Session,
+  SessionEvent,
+  SessionNotice,
+  SessionOptions,
+  SessionPatch,
+  SessionRecord,
+  SessionRunOptions,
+  SessionState,
+  SessionStatus,
+  SessionStore,
+  SleepReason,
+  SubmitOptions,
+} from "./session/index.js";
 export {
   memorySessionStore,
   sqliteSessionStore,
@@ -61,6 +83,7 @@ export type {
 export type { Result, RawRecord, ResultSummary } from "./events/types.js";
 export type { AgentOptions, CallDefaults, CallOptions, EventBufferOptions } from "./agent/options.js";
 export type { WatchdogOptions } from "./agent/watchdogs.js";
+export type { AgentObserver, ObservedOperation, ObservedRun, RunObservation } from "./agent/observers.js";
 export type { OutputMode, OutputOption, OutputSchema, OutputSpec, StructuredOf } from "./agent/structured/types.js";
 export type {
   ApprovalHandler,
@@ -191,10 +214,13 @@ export {
   OutputInvalidError,
   StoreError,
   ResponseRejectedError,
-} from "./errors/index.js";
   SessionExistsError,
   SessionNotFoundError,
   SubscriberTooSlowError,
+  SessionError,
+  BudgetExhaustedError,
+} from "./errors/index.js";
+export type { BudgetCeiling, SessionErrorCode } from "./errors/index.js";
 export type { DeliveryPhase, OutputIssueInfo, PartialRunOutcome, ProtocolErrorCode, ResponseRejectedCode, StoreErrorCode } from "./errors/index.js";
 /** The kind of resource a `FeatureUnsupportedError` names (`resource.kind`). */
 export type { UnsupportedResourceKind } from "./errors/index.js";

@@ -7,6 +7,9 @@
 import type { AgentEvent } from "../events/types.js";
 import type { InputRef } from "../input/refs.js";
 import type { WatchdogOptions } from "../agent/watchdogs.js";
+import type { ThreadCallOptions } from "../agent/thread.js";
+import type { ApprovalResponse } from "../events/types.js";
+import type { BudgetCeiling, ErrorCode } from "../errors/index.js";
 
 /** Where a session stands. `running ⇄ idle` as runs start and end; `sleeping` wakes on input; `archived` is final. */
 export type SessionState = "created" | "running" | "idle" | "sleeping" | "archived";
@@ -40,8 +43,12 @@ export interface Guardrails {
   spentTokens: number;
   /** The configured ceilings, `sessionUsd` already raised by every `addBudget`. */
   budget: Budget;
-  /** Set while a session ceiling is tripped: new runs are refused until it is raised. */
-  tripped?: { ceiling: "sessionUsd" | "sessionTokens"; at: string };
+  /**
+   * Set while a ceiling is tripped: new runs are refused with `BudgetExhaustedError` until a
+   * session ceiling is raised (`addBudget`) or a run ceiling cleared (`resetRunCeiling`). `runId`:
+   * the run that crossed it.
+   */
+  tripped?: { ceiling: BudgetCeiling; at: string; runId?: string };
 }
 
 export interface SubmitOptions {
@@ -76,9 +83,32 @@ export interface SessionOptions {
   budget?: Budget;
   /** The watchdogs of every run the session starts (the agent's own apply when absent). */
   watchdogs?: WatchdogOptions;
+  /**
+   * Options of every run the session starts (model, effort, policy, approval and question
+   * handlers, ...); `watchdogs` above wins over theirs. `onApproval: "stream"` /
+   * `onUserInput: "stream"`: answered with `session.respond()` / `answer()` / `decline()`.
+   */
+  run?: SessionRunOptions;
+  /** How long this host's ownership of the session lasts unless renewed (it renews at a third of it), ms. Default 30000; at least 1000. */
+  ownerTtlMs?: number;
   /** How much of the event log the store keeps. Default: everything. */
   retention?: { maxEvents?: number; maxAgeMs?: number };
   metadata?: Record<string, string>;
+}
+
+/** The call options a session passes to each of its runs (the session owns signal, inputs and the lease wait). */
+export type SessionRunOptions = Omit<ThreadCallOptions, "signal" | "inputs" | "waitForLease" | "services" | "output" | "outputSchema">;
+
+/** Options of `openSession`. */
+export interface OpenSessionOptions {
+  /** Where the session was created. */
+  store: SessionStore;
+  /** See {@link SessionOptions.run}; not stored, so given again on every open. */
+  run?: SessionRunOptions;
+  /** See {@link SessionOptions.watchdogs}. */
+  watchdogs?: WatchdogOptions;
+  /** See {@link SessionOptions.ownerTtlMs}. */
+  ownerTtlMs?: number;
 }
 
 /** Events the session itself adds to its log, beside the runs' canonical events. */
@@ -88,10 +118,13 @@ export type SessionNotice =
   | { type: "session.prompt_dropped"; promptId: string; reason: "inbox_full" | "abandoned" | "inputs_lost" }
   | { type: "session.run_admitted"; runId: string; promptIds: string[]; from?: string }
   | { type: "session.steer"; promptId: string; delivery: "native" | "next_run" }
+  | { type: "session.follow_up"; promptId: string; delivery: "native" | "next_run" }
   | { type: "session.gate"; gate: GateState }
   | { type: "session.budget"; guardrails: Guardrails }
   | { type: "session.run_interrupted"; runId: string; code: "host_restart" }
-  | { type: "session.handoff"; fromThreadId: string; toThreadId: string; reason: "provider_session_missing" | "clear" };
+  | { type: "session.handoff"; fromThreadId: string; toThreadId: string; reason: "provider_session_missing" | "clear" }
+  /** A failure of the session itself (a run that could not start, a store write that failed); `promptIds`: the prompts it took. */
+  | { type: "session.error"; code: ErrorCode; message: string; promptIds?: string[] };
 
 /** One entry of a session's durable event log: a run's canonical event or a session notice. */
 export interface SessionEvent {
@@ -131,10 +164,20 @@ export interface Session extends AsyncDisposable {
   sleep(): Promise<void>;
   /** Refuse all further input, for good. */
   archive(): Promise<void>;
-  /** Raise the session cost ceiling by `usd` (> 0); clears a tripped cost ceiling when it is then above spend. */
-  addBudget(usd: number): Promise<void>;
+  /**
+   * Raise the session cost ceiling by `usd` (> 0), or the cost and token ceilings by
+   * `{ usd, tokens }`; clears a tripped session ceiling once it is above spend again. A ceiling
+   * that was never set cannot be raised (`ConfigError`).
+   */
+  addBudget(amount: number | { usd?: number; tokens?: number }): Promise<void>;
   /** Clear the tripped state of the current run's ceiling so the next run may start. */
   resetRunCeiling(): Promise<void>;
+  /** Answer a pending approval of the run in flight (see `RunStream.respond`). */
+  respond(requestId: string, decision: ApprovalResponse): void;
+  /** Answer a pending question of the run in flight (see `RunStream.answer`). */
+  answer(requestId: string, answers: Record<string, string | string[]>): void;
+  /** Decline a pending question of the run in flight. */
+  decline(requestId: string): void;
   /** Replay from `after` (exclusive; default 0 = everything kept), then the live tail. */
   events(options?: { after?: number; signal?: AbortSignal }): AsyncIterable<SessionEvent>;
   /** Stop driving the session in this process (the record stays); runs in flight are cancelled. */

@@ -1,0 +1,139 @@
+/**
+ * `createSession` and `openSession`: a session made or reopened from the store, owned by this
+ * host (the store's owner lease, renewed while the session is open). Reopening after the host died
+ * runs the restart recovery (`recovery.ts`) before anything else.
+ */
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import type { Agent } from "../agent/agent.js";
+import type { Thread } from "../agent/thread.js";
+import { ConfigError, SessionError, SessionNotFoundError } from "../errors/index.js";
+import { openEventLog } from "./event-log.js";
+import { OPEN_GATE } from "./gate.js";
+import { checkBudget, initialGuardrails } from "./guardrails.js";
+import { Inbox } from "./inbox.js";
+import { checkIdleSleepMs, checkInboxCap, checkOwnerTtlMs } from "./lifecycle.js";
+import { recover } from "./recovery.js";
+import { SessionImpl } from "./session.js";
+import { memorySessionStore } from "./stores/memory.js";
+import type { NewSessionRecord, OpenSessionOptions, Session, SessionNotice, SessionOptions, SessionRecord, SessionStore } from "./types.js";
+
+/** The longest session id, like a thread's (the default thread has the session's id). */
+const MAX_SESSION_ID_LENGTH = 512;
+
+/**
+ * Start a session on `agent`: a new record in the store (`SessionExistsError` when the id is
+ * taken), the thread it drives (started, or resumed when `threadId` names an existing one), owned
+ * by this host until `close()`.
+ *
+ * @example
+ * ```ts
+ * const session = await createSession(agent, { id: "tenant-42/chat-7", budget: { sessionUsd: 5 } });
+ * const { promptId } = await session.submit("Fix the failing test");
+ * for await (const entry of session.events()) console.log(entry.seq, entry.event.type);
+ * ```
+ */
+export async function createSession(agent: Agent, options: SessionOptions = {}): Promise<Session> {
+  const { settings, ownerTtlMs } = checkSessionOptions(options);
+  const id = options.id ?? `ses_${randomUUID()}`;
+  const ownsStore = options.store === undefined;
+  const store = options.store ?? memorySessionStore();
+  const thread = await threadFor(agent, options.threadId ?? id);
+  const info = await thread.info();
+  const record: NewSessionRecord = {
+    id,
+    threadId: thread.id,
+    driver: agent.driver.id,
+    workspace: info.workspace,
+    state: "created",
+    gate: OPEN_GATE,
+    guardrails: initialGuardrails(options.budget),
+    queue: [],
+    settings,
+    metadata: { ...options.metadata },
+  };
+  const created = await store.create(record);
+  const owner = await takeOwnership(store, id, ownerTtlMs);
+  const notices: SessionNotice[] = [{ type: "session.state", state: "created" }];
+  return assemble({ agent, store, ownsStore, record: created, thread, owner, ownerTtlMs, options }, new Inbox(settings.inboxCap), notices, false);
+}
+
+/**
+ * Reopen a stored session (after a restart, or on another host once the first one's ownership
+ * expired: `SessionError` `session_owned` until then). A run the record has in flight is recorded
+ * as `host_restart` and never replayed; the gate, guardrails, queue and lifecycle are restored; the
+ * next input resumes the provider conversation natively.
+ */
+export async function openSession(agent: Agent, id: string, options: OpenSessionOptions): Promise<Session> {
+  if (typeof options !== "object" || options === null || options.store === undefined) throw new ConfigError("openSession needs { store }");
+  const ownerTtlMs = checkOwnerTtlMs(options.ownerTtlMs);
+  const { store } = options;
+  const owner = await takeOwnership(store, id, ownerTtlMs);
+  try {
+    const record = await store.get(id);
+    if (!record) throw new SessionNotFoundError();
+    if (record.driver !== agent.driver.id) throw new ConfigError(`the session was created with driver ${record.driver}, not ${agent.driver.id}`);
+    const thread = await agent.resumeThread(record.threadId);
+    const recovered = recover(record);
+    const restored: SessionRecord = { ...record, state: recovered.state };
+    return await assemble({ agent, store, ownsStore: false, record: restored, thread, owner, ownerTtlMs, options }, recovered.inbox, recovered.notices, recovered.changed);
+  } catch (error) {
+    await store.releaseOwner(id, owner).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function assemble(
+  parts: { agent: Agent; store: SessionStore; ownsStore: boolean; record: SessionRecord; thread: Thread; owner: string; ownerTtlMs: number; options: SessionOptions | OpenSessionOptions },
+  inbox: Inbox,
+  notices: SessionNotice[],
+  changed: boolean,
+): Promise<Session> {
+  const { record, store, owner, options } = parts;
+  const retention = record.settings.retention;
+  const log = await openEventLog({ store, sessionId: record.id, owner, ...(retention ? { retention } : {}) });
+  const session = new SessionImpl({
+    ...parts,
+    inbox,
+    state: record.state,
+    log,
+    ...(options.run ? { run: options.run } : {}),
+    ...(options.watchdogs ? { watchdogs: options.watchdogs } : {}),
+  });
+  await session.start(notices, changed);
+  return session;
+}
+
+/** This host's owner id, once the store says the session is ours. */
+async function takeOwnership(store: SessionStore, id: string, ttlMs: number): Promise<string> {
+  if (typeof id !== "string" || id.length === 0 || id.length > MAX_SESSION_ID_LENGTH) {
+    throw new ConfigError(`a session id is a non-empty string of at most ${MAX_SESSION_ID_LENGTH} characters`);
+  }
+  const owner = `${hostname()}/${process.pid}/${randomUUID()}`;
+  if (!(await store.acquireOwner(id, owner, ttlMs))) {
+    if (!(await store.get(id))) throw new SessionNotFoundError();
+    throw new SessionError("session_owned", "another host drives this session; it can be opened here once that host's ownership expires");
+  }
+  return owner;
+}
+
+/** The session's thread: started with its id, or the existing one of that id resumed. */
+async function threadFor(agent: Agent, threadId: string): Promise<Thread> {
+  try {
+    return await agent.startThread({ id: threadId });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "thread_exists") throw error;
+    return agent.resumeThread(threadId);
+  }
+}
+
+function checkSessionOptions(options: SessionOptions): { settings: NewSessionRecord["settings"]; ownerTtlMs: number } {
+  if (typeof options !== "object" || options === null) throw new ConfigError("session options must be an object");
+  if (options.id !== undefined && (typeof options.id !== "string" || options.id.length === 0 || options.id.length > MAX_SESSION_ID_LENGTH)) {
+    throw new ConfigError(`a session id is a non-empty string of at most ${MAX_SESSION_ID_LENGTH} characters`);
+  }
+  checkBudget(options.budget);
+  const settings: NewSessionRecord["settings"] = { idleSleepMs: checkIdleSleepMs(options.idleSleepMs), inboxCap: checkInboxCap(options.inboxCap) };
+  if (options.retention !== undefined) settings.retention = { ...options.retention };
+  return { settings, ownerTtlMs: checkOwnerTtlMs(options.ownerTtlMs) };
+}

@@ -1,0 +1,672 @@
+/**
+ * The session runtime (DESIGN §10, issue #18): one {@link Thread} driven by an inbox, an admission
+ * gate, ceilings and a lifecycle, with every run's events and every session notice in a durable
+ * event log. All runs go through `thread.stream()` — the single execution path — one at a time.
+ *
+ * Ordering rules (each a named test in test/session/):
+ * - A run is admitted only when no run is in flight, the gate is open, no ceiling is tripped and
+ *   the queue holds something that wakes; everything queued then joins that one run.
+ * - `interruptAndHold` closes the gate before it cancels, in the same synchronous step, so the
+ *   cancelled run's end can never admit the next.
+ * - `resume` queues first, then opens the gate, then wakes; submit, steer and follow-up never open
+ *   a gate a person closed.
+ * - State changes are written to the store in order (coalesced), each call resolving once its own
+ *   change is durable.
+ */
+import type { Agent } from "../agent/agent.js";
+import type { RunStream } from "../agent/run-stream.js";
+import type { Thread } from "../agent/thread.js";
+import type { WatchdogOptions } from "../agent/watchdogs.js";
+import { AdaptorError, ConfigError, FeatureUnsupportedError, LeaseLostError, ResponseRejectedError, SessionError } from "../errors/index.js";
+import type { AgentEvent, ApprovalResponse } from "../events/types.js";
+import type { Usage } from "../events/usage.js";
+import type { InputRef } from "../input/refs.js";
+import type { EventLog } from "./event-log.js";
+import { checkReason, closedGate, OPEN_GATE } from "./gate.js";
+import { admissionError, crossedInRun, raiseBudget, resetRunCeiling, settleRun, spendOf } from "./guardrails.js";
+import { handoffSummary } from "./handoff.js";
+import { newPromptId, type Inbox, type InboxBatch } from "./inbox.js";
+import { IdleTimer } from "./lifecycle.js";
+import type {
+  GateState,
+  Guardrails,
+  QueuedPrompt,
+  ResumeOptions,
+  Session,
+  SessionEvent,
+  SessionNotice,
+  SessionPatch,
+  SessionRecord,
+  SessionRunOptions,
+  SessionState,
+  SessionStatus,
+  SessionStore,
+  SleepReason,
+  SubmitOptions,
+} from "./types.js";
+
+/** Everything a session is built from: its record as restored, its thread, its log and its host's ownership. */
+export interface SessionParts {
+  agent: Agent;
+  store: SessionStore;
+  /** Closed with the session: the store the session made itself. */
+  ownsStore: boolean;
+  record: SessionRecord;
+  inbox: Inbox;
+  state: SessionState;
+  thread: Thread;
+  log: EventLog;
+  owner: string;
+  ownerTtlMs: number;
+  run?: SessionRunOptions;
+  watchdogs?: WatchdogOptions;
+}
+
+/** The run in flight. */
+interface ActiveRun {
+  stream: RunStream;
+  runId: string;
+  promptIds: string[];
+  /** The batch it runs; absent for a compaction. */
+  batch?: InboxBatch;
+  /** The latest value per usage key the provider reported during the run. */
+  usage: Usage;
+  /** Settles once the run has ended and the session has taken its outcome in. */
+  done: Promise<void>;
+  /** The run was started with a handoff summary (a second missing conversation is an error). */
+  handoff: boolean;
+}
+
+type ThreadWithCompact = Thread & { compact?: (options?: { signal?: AbortSignal }) => RunStream };
+
+export class SessionImpl implements Session {
+  readonly id: string;
+  readonly #agent: Agent;
+  readonly #store: SessionStore;
+  readonly #ownsStore: boolean;
+  readonly #log: EventLog;
+  readonly #owner: string;
+  readonly #ownerTtlMs: number;
+  readonly #inbox: Inbox;
+  readonly #idle: IdleTimer;
+  readonly #runOptions: SessionRunOptions;
+  readonly #stopping = new AbortController();
+  #thread: Thread;
+  #state: SessionState;
+  #sleepReason: SleepReason | undefined;
+  #gate: GateState;
+  #guardrails: Guardrails;
+  #run: ActiveRun | undefined;
+  /** A clear, a handoff or an archive in progress: nothing is admitted meanwhile. */
+  #exclusive = 0;
+  /** Set after a handoff: the next run is the retried batch, led by the old thread's summary when it had one. */
+  #handoff: { summary?: string } | undefined;
+  #closing: Promise<void> | undefined;
+  #lost = false;
+  #renewal: NodeJS.Timeout | undefined;
+  #pendingWrite: Promise<void> | undefined;
+  #lastWrite: Promise<void> = Promise.resolve();
+  /** Fields the next write removes. */
+  #pendingClears: ("inFlight" | "sleepReason")[] = [];
+
+  constructor(parts: SessionParts) {
+    const { record } = parts;
+    this.id = record.id;
+    this.#agent = parts.agent;
+    this.#store = parts.store;
+    this.#ownsStore = parts.ownsStore;
+    this.#log = parts.log;
+    this.#owner = parts.owner;
+    this.#ownerTtlMs = parts.ownerTtlMs;
+    this.#inbox = parts.inbox;
+    this.#thread = parts.thread;
+    this.#state = parts.state;
+    this.#sleepReason = record.sleepReason;
+    this.#gate = structuredClone(record.gate);
+    this.#guardrails = structuredClone(record.guardrails);
+    this.#runOptions = { ...parts.run, ...(parts.watchdogs ? { watchdogs: { ...parts.run?.watchdogs, ...parts.watchdogs } } : {}) };
+    this.#idle = new IdleTimer(record.settings.idleSleepMs, () => this.#autoSleep());
+    this.#renewal = setInterval(() => this.#renewOwner(), Math.max(250, Math.floor(this.#ownerTtlMs / 3)));
+    this.#renewal.unref();
+  }
+
+  /** After construction: log what recovery found, write it, and start what the queue holds. */
+  async start(notices: readonly SessionNotice[], changed: boolean): Promise<void> {
+    for (const notice of notices) this.#notice(notice);
+    if (changed) await this.#persist({ clear: ["inFlight"] });
+    this.#pump();
+    this.#idleIfQuiet();
+  }
+
+  /* ---------------- reads ---------------- */
+
+  state(): SessionState {
+    return this.#state;
+  }
+
+  status(): SessionStatus {
+    const status: SessionStatus = {
+      id: this.id,
+      state: this.#state,
+      gate: structuredClone(this.#gate),
+      guardrails: structuredClone(this.#guardrails),
+      queued: this.#inbox.ids(),
+      threadId: this.#thread.id,
+      lastSeq: this.#log.lastSeq,
+    };
+    if (this.#sleepReason !== undefined) status.sleepReason = this.#sleepReason;
+    if (this.#run) status.inFlight = { runId: this.#run.runId, promptIds: [...this.#run.promptIds] };
+    return status;
+  }
+
+  events(options: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<SessionEvent> {
+    return this.#log.subscribe(options);
+  }
+
+  /* ---------------- input ---------------- */
+
+  async submit(text: string, options: SubmitOptions = {}): Promise<{ promptId: string }> {
+    this.#assertOpen();
+    checkText(text, "submit");
+    const { wake = true, inputs, from } = checkSubmitOptions(options);
+    if (wake) this.#assertAdmissible();
+    const entry = this.#entry(text, "prompt", wake, inputs, from);
+    this.#enqueue(entry, inputs);
+    await this.#persist();
+    this.#pump();
+    return { promptId: entry.promptId };
+  }
+
+  async steer(text: string): Promise<"native" | "next_run"> {
+    this.#assertOpen();
+    checkText(text, "steer");
+    const run = this.#run;
+    if (run && (await deliveredNatively(() => run.stream.steer(text)))) {
+      this.#notice({ type: "session.steer", promptId: newPromptId(), delivery: "native" });
+      return "native";
+    }
+    this.#assertAdmissible();
+    const entry = this.#entry(text, "steer", true);
+    this.#enqueue(entry, undefined);
+    this.#notice({ type: "session.steer", promptId: entry.promptId, delivery: "next_run" });
+    await this.#persist();
+    this.#pump();
+    return "next_run";
+  }
+
+  async followUp(text: string): Promise<void> {
+    this.#assertOpen();
+    checkText(text, "followUp");
+    const run = this.#run;
+    if (run && (await deliveredNatively(() => run.stream.followUp(text)))) {
+      this.#notice({ type: "session.follow_up", promptId: newPromptId(), delivery: "native" });
+      return;
+    }
+    this.#assertAdmissible();
+    const entry = this.#entry(text, "follow_up", true);
+    this.#enqueue(entry, undefined);
+    this.#notice({ type: "session.follow_up", promptId: entry.promptId, delivery: "next_run" });
+    await this.#persist();
+    this.#pump();
+  }
+
+  respond(requestId: string, decision: ApprovalResponse): void {
+    this.#streamFor(requestId).respond(requestId, decision);
+  }
+
+  answer(requestId: string, answers: Record<string, string | string[]>): void {
+    this.#streamFor(requestId).answer(requestId, answers);
+  }
+
+  decline(requestId: string): void {
+    this.#streamFor(requestId).decline(requestId);
+  }
+
+  /* ---------------- interrupt, hold, pause, resume ---------------- */
+
+  async interrupt(): Promise<boolean> {
+    this.#assertOpen();
+    const run = this.#run;
+    run?.stream.cancel("interrupted");
+    return run !== undefined;
+  }
+
+  async interruptAndHold(reason: string): Promise<boolean> {
+    this.#assertOpen();
+    checkReason(reason);
+    // One synchronous step: the gate is closed before the cancel, so the run's end admits nothing.
+    this.#setGate(closedGate("hold", reason, new Date()));
+    const run = this.#run;
+    run?.stream.cancel(`held: ${reason}`);
+    await this.#persist();
+    return run !== undefined;
+  }
+
+  async pause(reason: string): Promise<void> {
+    this.#assertOpen();
+    checkReason(reason);
+    this.#setGate(closedGate("pause", reason, new Date()));
+    await this.#persist();
+  }
+
+  async resume(options: ResumeOptions): Promise<void> {
+    this.#assertOpen();
+    const { mode, message } = checkResumeOptions(options);
+    if (message !== undefined) this.#assertAdmissible();
+    // 1. the queue, as the mode says
+    if (mode === "abandon") {
+      for (const dropped of this.#inbox.clear()) this.#notice({ type: "session.prompt_dropped", promptId: dropped.promptId, reason: "abandoned" });
+    }
+    if (message !== undefined) {
+      const entry = this.#entry(message, mode === "steer" ? "steer" : "prompt", true);
+      this.#enqueue(entry, undefined, mode === "steer" ? "front" : "back");
+      if (mode === "steer") this.#notice({ type: "session.steer", promptId: entry.promptId, delivery: "next_run" });
+    }
+    // 2. the gate; 3. the wake
+    if (!this.#gate.open) this.#setGate(OPEN_GATE);
+    this.#pump();
+    await this.#persist();
+  }
+
+  /* ---------------- budget ---------------- */
+
+  async addBudget(amount: number | { usd?: number; tokens?: number }): Promise<void> {
+    this.#assertOpen();
+    this.#setGuardrails(raiseBudget(this.#guardrails, amount));
+    this.#pump();
+    await this.#persist();
+  }
+
+  async resetRunCeiling(): Promise<void> {
+    this.#assertOpen();
+    const next = resetRunCeiling(this.#guardrails);
+    if (next.tripped === undefined && this.#guardrails.tripped !== undefined) this.#setGuardrails(next);
+    this.#pump();
+    await this.#persist();
+  }
+
+  /* ---------------- lifecycle ---------------- */
+
+  async sleep(): Promise<void> {
+    this.#assertOpen();
+    if (this.#run || this.#exclusive > 0) throw new SessionError("session_busy", "a run is in flight: interrupt it or let it end before the session sleeps");
+    await this.#fallAsleep("manual");
+  }
+
+  async archive(): Promise<void> {
+    this.#assertLive();
+    if (this.#state === "archived") return;
+    this.#exclusive++;
+    try {
+      this.#idle.disarm();
+      await this.#stopRun("the session was archived");
+      this.#setState("archived");
+      await this.#thread.release().catch(() => undefined);
+      await this.#persist();
+    } finally {
+      this.#exclusive--;
+    }
+  }
+
+  async clear(): Promise<void> {
+    this.#assertOpen();
+    this.#exclusive++;
+    try {
+      await this.#stopRun("the session was cleared");
+      await this.#rebind("clear");
+      await this.#persist();
+    } finally {
+      this.#exclusive--;
+    }
+    this.#pump();
+    this.#idleIfQuiet();
+  }
+
+  async compact(): Promise<void> {
+    this.#assertOpen();
+    const thread = this.#thread as ThreadWithCompact;
+    if (typeof thread.compact !== "function") throw new FeatureUnsupportedError("compact", this.#agent.driver.id);
+    if (this.#run || this.#exclusive > 0) throw new SessionError("session_busy", "a run is in flight: compaction waits for the conversation to be at rest");
+    this.#wakeUp();
+    const run = this.#startRun(thread.compact({ signal: this.#stopping.signal }), undefined, false);
+    await run.done;
+    await run.stream.result.then(() => undefined);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /* ---------------- admission and runs ---------------- */
+
+  /** Admit the next run if everything allows it (see the module comment). */
+  #pump(): void {
+    if (this.#closing || this.#lost || this.#state === "archived" || this.#run || this.#exclusive > 0) return;
+    if (!this.#gate.open || this.#guardrails.tripped) return;
+    const batch = this.#inbox.take();
+    if (!batch) return;
+    const summary = this.#handoff?.summary;
+    const prompt = summary === undefined ? batch.prompt : `${summary}\n\n${batch.prompt}`;
+    let stream: RunStream;
+    try {
+      stream = this.#thread.stream(prompt, {
+        ...this.#runOptions,
+        ...(batch.inputs.length > 0 ? { inputs: batch.inputs } : {}),
+        // The session is the thread's only driver; a dead host's lease runs out and the run goes on.
+        waitForLease: this.#stopping.signal,
+      });
+    } catch (error) {
+      // Refused before it started (a closed agent, invalid run options): the prompts are reported, not retried.
+      this.#notice(sessionError(error, batch.promptIds));
+      void this.#persist().catch(() => undefined);
+      this.#idleIfQuiet();
+      return;
+    }
+    const handoff = this.#handoff !== undefined;
+    this.#handoff = undefined;
+    this.#wakeUp();
+    this.#startRun(stream, batch, handoff);
+  }
+
+  #startRun(stream: RunStream, batch: InboxBatch | undefined, handoff: boolean): ActiveRun {
+    this.#idle.disarm();
+    const run: ActiveRun = { stream, runId: stream.runId, promptIds: batch?.promptIds ?? [], usage: {}, done: Promise.resolve(), handoff };
+    if (batch) run.batch = batch;
+    this.#run = run;
+    this.#setState("running");
+    const admitted: SessionNotice = { type: "session.run_admitted", runId: run.runId, promptIds: [...run.promptIds] };
+    if (batch?.from !== undefined) admitted.from = batch.from;
+    this.#notice(admitted);
+    void this.#persist().catch(() => undefined);
+    run.done = this.#consume(run);
+    return run;
+  }
+
+  /** Log the run's events, watch its spend, then take its outcome in. Never rejects. */
+  async #consume(run: ActiveRun): Promise<void> {
+    try {
+      for await (const event of run.stream) this.#observe(run, event);
+    } catch {
+      // The outcome is the result's; an iteration failure adds nothing to it.
+    }
+    let failure: unknown;
+    try {
+      const result = await run.stream.result;
+      if (result.usage) run.usage = { ...run.usage, ...result.usage };
+    } catch (error) {
+      failure = error;
+    }
+    this.#setGuardrails(settleRun(this.#guardrails, spendOf(run.usage), run.runId, new Date()), false);
+    this.#run = undefined;
+    if (this.#missingConversation(run, failure)) await this.#handOff(run.batch!);
+    if (this.#state === "running") this.#setState("idle");
+    await this.#persist({ clear: ["inFlight"] }).catch(() => undefined);
+    this.#pump();
+    this.#idleIfQuiet();
+  }
+
+  #observe(run: ActiveRun, event: AgentEvent): void {
+    this.#log.append(event);
+    if (event.type !== "usage.observed") return;
+    run.usage = { ...run.usage, ...event.usage };
+    const crossed = crossedInRun(this.#guardrails, spendOf(run.usage));
+    if (crossed === undefined) return;
+    // Cancelled as soon as the provider reports past the ceiling; the trip itself is recorded when the run ends.
+    run.stream.cancel(`${crossed} ceiling crossed by the provider-reported ${crossed.endsWith("Usd") ? "cost" : "tokens"}`);
+  }
+
+  /** A run failed because the provider no longer has the thread's saved conversation (handed off once). */
+  #missingConversation(run: ActiveRun, failure: unknown): boolean {
+    return run.batch !== undefined && !run.handoff && !this.#closing && this.#state !== "archived" && AdaptorError.is(failure) && failure.code === "provider_session_not_found";
+  }
+
+  /** One fresh thread with a summary of the old one; the failed batch runs again there. */
+  async #handOff(batch: InboxBatch): Promise<void> {
+    this.#exclusive++;
+    try {
+      const summary = await handoffSummary(this.#thread);
+      await this.#rebind("provider_session_missing");
+      this.#inbox.restore(batch);
+      this.#handoff = summary === undefined ? {} : { summary };
+    } catch (error) {
+      this.#notice(sessionError(error, batch.promptIds));
+    } finally {
+      this.#exclusive--;
+    }
+  }
+
+  /** A fresh thread with the same agent (same workspace and settings); the old one's process retires. */
+  async #rebind(reason: "clear" | "provider_session_missing"): Promise<void> {
+    const previous = this.#thread;
+    const info = await previous.info().catch(() => undefined);
+    const fresh = await this.#agent.startThread({ metadata: { ...info?.metadata, session: this.id } });
+    await previous.release().catch(() => undefined);
+    this.#thread = fresh;
+    this.#handoff = undefined;
+    this.#notice({ type: "session.handoff", fromThreadId: previous.id, toThreadId: fresh.id, reason });
+  }
+
+  /** Cancel the run in flight, if any, and wait until the session has taken its end in. */
+  async #stopRun(reason: string): Promise<void> {
+    const run = this.#run;
+    if (!run) return;
+    run.stream.cancel(reason);
+    await run.done;
+  }
+
+  /* ---------------- lifecycle internals ---------------- */
+
+  #idleIfQuiet(): void {
+    if (this.#run || this.#exclusive > 0 || this.#closing || this.#lost) return;
+    if (this.#state === "running") this.#setState("idle");
+    if (this.#state === "idle" && this.#inbox.size === 0) this.#idle.arm();
+  }
+
+  #autoSleep(): void {
+    // Re-checked when the timer fires: nothing queued, no run (so no approval or question waits).
+    if (this.#state !== "idle" || this.#run || this.#exclusive > 0 || this.#inbox.size > 0 || this.#closing || this.#lost) return;
+    void this.#fallAsleep("idle_timeout").catch(() => undefined);
+  }
+
+  async #fallAsleep(reason: SleepReason): Promise<void> {
+    this.#idle.disarm();
+    if (this.#state !== "sleeping") this.#setState("sleeping", reason);
+    // The thread's warm process goes; identity, workspace and the provider conversation stay.
+    await this.#thread.release().catch(() => undefined);
+    await this.#persist();
+  }
+
+  /** Input that may cause a run wakes a sleeping session. */
+  #wakeUp(): void {
+    if (this.#state === "sleeping") this.#setState("idle", "input");
+  }
+
+  #setState(state: SessionState, reason?: SleepReason | string): void {
+    if (state === this.#state) return;
+    this.#state = state;
+    this.#sleepReason = state === "sleeping" ? (reason as SleepReason) : undefined;
+    const notice: SessionNotice = { type: "session.state", state };
+    if (reason !== undefined) notice.reason = reason;
+    this.#notice(notice);
+  }
+
+  #setGate(gate: GateState): void {
+    this.#gate = gate;
+    this.#notice({ type: "session.gate", gate: structuredClone(gate) });
+  }
+
+  #setGuardrails(guardrails: Guardrails, always = true): void {
+    const changed = JSON.stringify(guardrails) !== JSON.stringify(this.#guardrails);
+    this.#guardrails = guardrails;
+    if (changed || always) this.#notice({ type: "session.budget", guardrails: structuredClone(guardrails) });
+  }
+
+  /* ---------------- the inbox ---------------- */
+
+  #entry(text: string, kind: QueuedPrompt["kind"], wake: boolean, inputs?: readonly InputRef[], from?: string): QueuedPrompt {
+    const entry: QueuedPrompt = { promptId: newPromptId(), text, wake, kind, inputCount: inputs?.length ?? 0, queuedAt: new Date().toISOString() };
+    if (from !== undefined) entry.from = from;
+    return entry;
+  }
+
+  #enqueue(entry: QueuedPrompt, inputs: readonly InputRef[] | undefined, position: "back" | "front" = "back"): void {
+    const dropped = this.#inbox.add(entry, inputs, position);
+    const queued: SessionNotice = { type: "session.prompt_queued", promptId: entry.promptId, wake: entry.wake };
+    if (entry.from !== undefined) queued.from = entry.from;
+    this.#notice(queued);
+    for (const old of dropped) this.#notice({ type: "session.prompt_dropped", promptId: old.promptId, reason: "inbox_full" });
+    if (entry.wake || entry.kind !== "prompt") {
+      this.#idle.disarm();
+      // Woken only where a run may follow: a held or tripped session stays asleep with its queue.
+      if (this.#gate.open && !this.#guardrails.tripped) this.#wakeUp();
+    }
+  }
+
+  /* ---------------- guards ---------------- */
+
+  #assertLive(): void {
+    if (this.#closing) throw new SessionError("session_closed", "the session was closed in this process");
+    if (this.#lost) throw new SessionError("session_owned", "another host took the session over");
+  }
+
+  #assertOpen(): void {
+    this.#assertLive();
+    if (this.#state === "archived") throw new SessionError("session_archived", "the session is archived");
+  }
+
+  /** New runs are refused while a ceiling is tripped. */
+  #assertAdmissible(): void {
+    const refusal = admissionError(this.#guardrails);
+    if (refusal) throw refusal;
+  }
+
+  #streamFor(requestId: string): RunStream {
+    this.#assertLive();
+    const run = this.#run;
+    if (!run) throw new ResponseRejectedError("request_not_pending", requestId, "the session has no run in flight");
+    return run.stream;
+  }
+
+  #notice(notice: SessionNotice): void {
+    this.#log.append(notice);
+  }
+
+  /* ---------------- the store ---------------- */
+
+  /**
+   * Write the session's state; resolves once a write that began after the call is durable.
+   * Writes never overlap and a waiting one takes every change made until it starts.
+   */
+  #persist(extra?: Pick<SessionPatch, "clear">): Promise<void> {
+    if (extra?.clear) this.#pendingClears.push(...extra.clear);
+    if (this.#pendingWrite) return this.#pendingWrite;
+    const write = this.#lastWrite.then(async () => {
+      this.#pendingWrite = undefined;
+      await this.#store.update(this.id, this.#owner, this.#patch());
+    });
+    this.#pendingWrite = write;
+    this.#lastWrite = write.catch((error: unknown) => this.#onWriteFailure(error));
+    return write;
+  }
+
+  #patch(): SessionPatch {
+    const patch: SessionPatch = {
+      threadId: this.#thread.id,
+      state: this.#state,
+      gate: structuredClone(this.#gate),
+      guardrails: structuredClone(this.#guardrails),
+      queue: this.#inbox.snapshot(),
+    };
+    const clear = new Set(this.#pendingClears);
+    this.#pendingClears = [];
+    if (this.#sleepReason !== undefined) patch.sleepReason = this.#sleepReason;
+    else clear.add("sleepReason");
+    if (this.#run) {
+      patch.inFlight = { runId: this.#run.runId, promptIds: [...this.#run.promptIds], startedAt: new Date().toISOString() };
+      clear.delete("inFlight");
+    } else clear.add("inFlight");
+    patch.clear = [...clear];
+    return patch;
+  }
+
+  #onWriteFailure(error: unknown): void {
+    if (error instanceof LeaseLostError || (AdaptorError.is(error) && error.code === "lease_lost")) this.#loseOwnership();
+    else if (!this.#closing) this.#notice(sessionError(error));
+  }
+
+  #renewOwner(): void {
+    if (this.#closing || this.#lost) return;
+    this.#store.renewOwner(this.id, this.#owner, this.#ownerTtlMs).then(
+      (held) => held || this.#loseOwnership(),
+      () => undefined, // A store that cannot be reached now may answer at the next renewal.
+    );
+  }
+
+  /** Another host took over: stop driving, cancel the run in flight. */
+  #loseOwnership(): void {
+    if (this.#lost) return;
+    this.#lost = true;
+    this.#idle.disarm();
+    clearInterval(this.#renewal);
+    this.#run?.stream.cancel("another host took the session over");
+    this.#notice({ type: "session.error", code: "session_owned", message: "another host took the session over; this one stopped driving it" });
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#idle.disarm();
+    this.#stopping.abort(new SessionError("session_closed", "the session was closed"));
+    await this.#stopRun("the session was closed");
+    clearInterval(this.#renewal);
+    if (!this.#lost) await this.#persist().catch(() => undefined);
+    await this.#log.close().catch(() => undefined);
+    if (!this.#lost) await this.#store.releaseOwner(this.id, this.#owner).catch(() => undefined);
+    if (this.#ownsStore) await this.#store.close();
+  }
+}
+
+/** Whether a mid-run delivery reached the running turn natively; false when the driver has none or the turn just ended. */
+async function deliveredNatively(deliver: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await deliver();
+    return true;
+  } catch (error) {
+    if (error instanceof FeatureUnsupportedError || (AdaptorError.is(error) && (error.code === "feature_unsupported" || error.code === "steer_rejected"))) return false;
+    throw error;
+  }
+}
+
+function sessionError(error: unknown, promptIds?: string[]): SessionNotice {
+  const notice: SessionNotice = {
+    type: "session.error",
+    code: AdaptorError.is(error) ? error.code : "provider_error",
+    message: AdaptorError.is(error) ? error.message : "the run could not start",
+  };
+  if (promptIds) notice.promptIds = [...promptIds];
+  return notice;
+}
+
+function checkText(text: unknown, verb: string): asserts text is string {
+  if (typeof text !== "string") throw new ConfigError(`${verb} text must be a string`);
+}
+
+function checkSubmitOptions(options: SubmitOptions): SubmitOptions {
+  if (typeof options !== "object" || options === null) throw new ConfigError("submit options must be an object");
+  if (options.wake !== undefined && typeof options.wake !== "boolean") throw new ConfigError("submit option wake must be a boolean");
+  if (options.from !== undefined && typeof options.from !== "string") throw new ConfigError("submit option from must be a string");
+  if (options.inputs !== undefined && !Array.isArray(options.inputs)) throw new ConfigError("submit option inputs must be an array of input references");
+  return options;
+}
+
+function checkResumeOptions(options: ResumeOptions): ResumeOptions {
+  if (typeof options !== "object" || options === null || !["continue", "steer", "abandon"].includes(options.mode)) {
+    throw new ConfigError('resume needs { mode: "continue" | "steer" | "abandon" }');
+  }
+  if (options.message !== undefined && typeof options.message !== "string") throw new ConfigError("resume message must be a string");
+  if (options.mode === "steer" && options.message === undefined) throw new ConfigError('resume mode "steer" needs a message');
+  return options;
+}
