@@ -73,7 +73,8 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
 
   /** Live delivery of a newly appended event (only while live). */
   push(entry: SessionEvent): void {
-    if (this.mode !== "live") return;
+    // Below `fetched` only when the subscriber asked to start past the head.
+    if (this.mode !== "live" || entry.seq <= this.fetched) return;
     this.fetched = entry.seq;
     const waiter = this.waiter;
     if (waiter !== undefined) {
@@ -149,13 +150,17 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     }
     const durable = this.view.durable();
     if (this.fetched >= durable) {
-      const events = this.view.unstoredAfter(this.fetched, this.view.pageSize);
+      // Within reach of the head: take all the rest and go live in the same step (no event can
+      // be appended in between); further behind, a page at a time like the store.
+      const behind = this.view.head() - this.fetched;
+      const events = this.view.unstoredAfter(this.fetched, behind <= this.bufferSize ? behind : this.view.pageSize);
       if (events.length === 0) {
         // Only a broken log drops unstored events: those after `durable` are gone.
         this.error = this.view.failure() ?? new StoreError("store_failed", "the session's event log lost events it had not stored");
         return;
       }
       this.load(events);
+      if (this.fetched >= this.view.head()) this.setMode("live");
       return;
     }
     let page: SessionEvent[];
