@@ -76,6 +76,9 @@ const SNIPPETS: Snippet[] = [
     containing: "agent-adaptor/drivers/codex",
     prelude: 'import type { ApprovalHandler } from "agent-adaptor";\ndeclare const onApproval: ApprovalHandler;',
   },
+  { name: "bridges-sse-node", page: "docs/bridges.md", containing: "sseActionsNodeHandler, writeSSE" },
+  { name: "bridges-sse-hono", page: "docs/bridges.md", containing: "honoSSE, type SessionEventLog" },
+  { name: "bridges-ai-sdk", page: "docs/bridges.md", containing: "uiMessageStreamResponse" },
 ];
 
 function tsBlocks(markdown: string): string[] {
