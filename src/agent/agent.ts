@@ -3,6 +3,7 @@
  * every process its driver starts for it and reclaims them on `close()`.
  */
 import { randomUUID } from "node:crypto";
+import { driverGoals } from "./thread-goals.js";
 import type { Descriptor, Driver, InspectRequest, InspectResponse, PrepareRequest, ResolvedResources, RewindRequest, StandbyHandle, StandbyUse } from "../driver/types.js";
 import { AgentClosedError, ConfigError, DriverContractError } from "../errors/index.js";
 import { mapInspection } from "../inspect/map.js";
@@ -102,6 +103,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     store, driverId: info.id, workspace, start: startChecked, assertOpen, writers,
     fingerprint: threadFingerprint(driver, info.id, workspace, resources, settings.driverDefaults(), redactor),
     forkSupported: descriptor.features.fork === "native",
+    compact: descriptor.features.compact ?? "unsupported",
+    goals: driverGoals({ driver, driverId: info.id, workspace, resources, redactor, ready }),
     ...(typeof driver.rewind === "function" ? { rewind: (request: RewindRequest, signal: AbortSignal) => (ready(), driver.rewind!(request, signal)) } : {}),
     instanceId: `agent_${process.pid}_${randomUUID()}`,
     leaseTtlMs: LEASE_TTL_MS,

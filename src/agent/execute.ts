@@ -74,6 +74,8 @@ export interface ThreadBinding {
 /** How a thread takes part in a run: lease and checkpoint validation first, checkpoint last. */
 export interface ThreadRunHooks {
   threadId: string;
+  /** What the run asks of the provider (`RunRequest.operation`); absent: a prompt. */
+  operation?: RunRequest["operation"];
   /**
    * Acquire the lease and validate the checkpoint before anything launches; `onLost` is called if
    * the lease is lost while the run is alive. Rejects (e.g. `thread_busy`) to fail the run.
@@ -346,6 +348,7 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
   if (options.output !== undefined && scope.outputDelivery !== undefined) deliverOutput(request, options.output, scope.outputDelivery);
   if (options.metadata !== undefined) request.metadata = { ...options.metadata };
   if (scope.binding) request.thread = { ...scope.binding };
+  if (scope.thread?.operation !== undefined) request.operation = scope.thread.operation;
   if (scope.standby) request.standby = scope.standby;
   if (options.traceContext !== undefined) request.traceContext = { ...options.traceContext };
   if (scope.hostTools) request.hostTools = scope.hostTools.link;

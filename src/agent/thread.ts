@@ -23,6 +23,9 @@ import { fingerprintMismatches, type ThreadFingerprint } from "../thread/fingerp
 import type { HistoryOptions, HistoryPage, NewHistoryTurn, ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
 import { capText, compactTranscript } from "../thread/transcript.js";
 import type { ThreadWriters } from "./writer.js";
+import type { CompactSupport, RunOperation } from "../driver/types.js";
+import type { GoalOperation, GoalResponse } from "../driver/goals.js";
+import { probeGoals, type GoalCallOptions, type GoalControl, type GoalHost } from "./thread-goals.js";
 import { rewindThread, type RewindHost } from "./thread-rewind.js";
 
 /** Call options of a thread run. */
@@ -45,6 +48,20 @@ export interface Thread {
    * `before` for the older ones. Rejects with `thread_not_found` once the thread is deleted.
    */
   history(options?: HistoryOptions): Promise<HistoryPage>;
+  /**
+   * The provider's native compaction of the thread's conversation (Codex's compaction request,
+   * Claude Code's `/compact`, an ACP agent's advertised `/compact`) as one ordinary turn through the
+   * single execution path: lease, watchdogs, one terminal, a history entry. Throws
+   * `FeatureUnsupportedError` (feature `compact`) at once when the driver has none; an ACP agent
+   * that does not advertise `/compact` now fails the run the same way before anything is sent. A
+   * thread that has taken no turn has nothing to compact: its run fails with `config_invalid`.
+   */
+  compact(options?: { signal?: AbortSignal }): RunStream;
+  /**
+   * The provider's native goal of the thread's conversation, after a probe that fails closed:
+   * undefined when the driver or its provider has no goals (see {@link GoalControl}).
+   */
+  goal(options?: GoalCallOptions): Promise<GoalControl | undefined>;
   /**
    * Goes back to the end of turn `turn` (a `history()` turn number; 0: before the first turn):
    * the later turns leave the conversation the next run continues, the history gets an entry with
@@ -70,6 +87,10 @@ export interface ThreadHost {
   /** Validates and merges call options, then starts a run through the single execution path. */
   start(prompt: string, options: CallOptions | undefined, hooks: ThreadRunHooks): RunStream;
   assertOpen(): void;
+  /** `descriptor().features.compact`; absent: unsupported. */
+  compact?: CompactSupport;
+  /** `Driver.goals` with the agent's workspace and resources, its answer checked; absent: the driver has no goals. */
+  goals?(operation: GoalOperation, providerSessionId: string | undefined, signal: AbortSignal): Promise<GoalResponse>;
   /** The driver's native rewind (`Driver.rewind`), when it has one. */
   rewind?: RewindHost["rewind"];
 }
@@ -138,6 +159,45 @@ export class ThreadHandle implements Thread {
     return this.#host.start(prompt, call, this.#hooks(waitForLease)) as RunStream<StructuredOf<O>>;
   }
 
+  compact(options: { signal?: AbortSignal } = {}): RunStream {
+    this.#host.assertOpen();
+    const support = this.#host.compact ?? "unsupported";
+    if (support === "unsupported") throw new FeatureUnsupportedError("compact", this.#host.driverId);
+    const { signal } = options ?? {};
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ConfigError("signal must be an AbortSignal");
+    // No prompt and no inputs: the driver sends the provider's own compaction request.
+    return this.#host.start("", signal !== undefined ? { signal } : undefined, this.#hooks(undefined, "compact"));
+  }
+
+  async goal(options: GoalCallOptions = {}): Promise<GoalControl | undefined> {
+    this.#host.assertOpen();
+    const goals = this.#host.goals;
+    if (goals === undefined) return undefined;
+    const call: GoalHost["call"] = (operation, providerSessionId, signal) => {
+      this.#host.assertOpen();
+      if (operation.op === "set" || operation.op === "clear") return this.#leased(() => goals(operation, providerSessionId, signal));
+      return goals(operation, providerSessionId, signal);
+    };
+    return probeGoals({ driverId: this.#host.driverId, record: () => this.info(), call }, options);
+  }
+
+  /**
+   * A change outside any run, under the thread's lease (`thread_busy` while a run holds it): the
+   * thread's warm writer is retired first, since a provider process that has the conversation
+   * loaded may own it (Codex refuses a second writer, and would pursue an active goal by itself).
+   */
+  async #leased<T>(change: () => Promise<T>): Promise<T> {
+    const host = this.#host;
+    const owner = `${host.instanceId}/${randomUUID()}`;
+    if (!(await stored(host.store.acquireLease(this.id, owner, host.leaseTtlMs)))) throw new ThreadBusyError();
+    try {
+      await host.writers?.retire(this.id).catch(() => undefined);
+      return await change();
+    } finally {
+      await host.store.releaseLease(this.id, owner).catch(() => undefined);
+    }
+  }
+
   async history(options?: HistoryOptions): Promise<HistoryPage> {
     const store = this.#host.store;
     if (typeof store.history !== "function") throw new ConfigError("the thread store keeps no history: it has no history() method");
@@ -184,7 +244,7 @@ export class ThreadHandle implements Thread {
     return new ThreadHandle(this.#host, record.id);
   }
 
-  #hooks(waitForLease: AbortSignal | undefined): ThreadRunHooks {
+  #hooks(waitForLease: AbortSignal | undefined, operation?: RunOperation): ThreadRunHooks {
     const host = this.#host;
     const id = this.id;
     let owner = "";
@@ -193,6 +253,7 @@ export class ThreadHandle implements Thread {
 
     return {
       threadId: id,
+      ...(operation !== undefined ? { operation } : {}),
 
       async begin(signal, onLost): Promise<ThreadBinding> {
         const before = await stored(host.store.get(id));
@@ -212,6 +273,7 @@ export class ThreadHandle implements Thread {
           host.writers?.confirm(id, { ...record.checkpoint, ...(record.providerSessionId !== undefined ? { providerSessionId: record.providerSessionId } : {}) });
           const binding: ThreadBinding = { id };
           if (record.providerSessionId !== undefined) binding.providerSessionId = record.providerSessionId;
+          else if (operation === "compact") throw new ConfigError("there is nothing to compact: the thread has taken no turn yet");
           if (record.checkpoint.forkPending && record.parentId !== undefined) {
             const parent = await stored(host.store.get(record.parentId));
             if (parent && parent.checkpoint.turns !== record.checkpoint.turns) {

@@ -8,6 +8,7 @@ import type { ApprovalDecision, DriverEvent } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
 import type { Inspection } from "../inspect/types.js";
 import type { DeliveryMode, InputKind } from "../input/kinds.js";
+import type { GoalRequest, GoalResponse } from "./goals.js";
 
 /** Static input capability of a driver for one kind. Empty `modes` = unsupported. */
 export interface InputKindCapability {
@@ -20,6 +21,20 @@ export interface InputKindCapability {
 }
 
 export type FeatureSupport = "native" | "unsupported";
+
+/**
+ * Support for the provider's native compaction (`RunRequest.operation: "compact"`). `"advertised"`:
+ * only when the provider advertises it at run time (an ACP agent's `/compact` command); the driver
+ * refuses the run with `FeatureUnsupportedError` before sending anything otherwise.
+ */
+export type CompactSupport = FeatureSupport | "advertised";
+
+/**
+ * What a run asks of the provider. `prompt`: a turn with `RunRequest.prompt`. `compact`: the
+ * provider's native compaction of the bound conversation as one turn (`Thread.compact()`); the
+ * prompt is empty and there are no inputs.
+ */
+export type RunOperation = "prompt" | "compact";
 
 /** Static invariants of a driver. Never a model catalogue or a runtime fallback. */
 export interface Descriptor {
@@ -34,6 +49,8 @@ export interface Descriptor {
     approvals: boolean;
     userQuestions: boolean;
     structuredOutput: boolean;
+    /** Native compaction (`Thread.compact()`). Absent: unsupported. */
+    compact?: CompactSupport;
   };
   /** The resource kinds this driver delivers to the provider; anything else is refused before launch. */
   resources: ResourceSupport;
@@ -162,6 +179,8 @@ export interface ResolvedInput {
 
 export interface RunRequest {
   runId: string;
+  /** Absent: `"prompt"`. A driver without `features.compact` never receives `"compact"`. */
+  operation?: RunOperation;
   prompt: string;
   inputs: ResolvedInput[];
   model?: string;
@@ -321,6 +340,12 @@ export interface Driver {
    * `FeatureUnsupportedError` (`rewind`).
    */
   rewind?(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }>;
+  /**
+   * The provider's native goal of a stored conversation (see `GoalOperation`): probe, get, set or
+   * clear, outside any run. Resolves `{ supported: false }` when the provider has no goals (an
+   * unknown method), so a probe fails closed; rejects for any other failure. Absent: no goals.
+   */
+  goals?(request: GoalRequest, signal: AbortSignal): Promise<GoalResponse>;
   /** Reclaim every process the driver owns. */
   close(): Promise<void>;
 }

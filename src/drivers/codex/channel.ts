@@ -68,6 +68,10 @@ export class TurnChannel {
     this.signal = signal;
     this.#turnKnown = new Promise<void>((resolve) => (this.#resolveTurnId = resolve));
     this.#detach = this.#attach(options);
+    // A compaction's turn is known only from `turn/started`; a prompt's, from the `turn/start` answer already.
+    mapper.onTurnStarted = (turnId) => {
+      if (this.#turnId === undefined) this.turnStarted(turnId);
+    };
     this.exitWatch = connection.exited.then((exit) => ({ exit }));
     this.aborted = new Promise<"aborted">((resolve) => {
       this.#abortListener = () => resolve("aborted");

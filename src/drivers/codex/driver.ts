@@ -47,6 +47,8 @@ import { writerOffersTools } from "./writer-tools.js";
 import type { ThreadListResponse } from "./protocol/v2/ThreadListResponse.js";
 import type { ThreadLoadedListResponse } from "./protocol/v2/ThreadLoadedListResponse.js";
 import { runTurn } from "./run.js";
+import { goalOperation } from "./goals.js";
+import type { GoalRequest, GoalResponse } from "../../driver/goals.js";
 
 /** Media types Codex reads as native images (`localImage`). */
 export const CODEX_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -60,7 +62,7 @@ const DESCRIPTOR: Descriptor = {
     file: { modes: [] },
     audio: { modes: [] },
   },
-  features: { steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true },
+  features: { steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true, compact: "native" },
   resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
   configSchema: CODEX_CONFIG_SCHEMA,
 };
@@ -71,6 +73,7 @@ export type CodexProcessStats = ProcessStats;
 /** The Codex driver: the Driver SPI plus process accounting. */
 export interface CodexDriver extends Driver {
   steer(runId: string, text: string, signal: AbortSignal): Promise<void>;
+  goals(request: GoalRequest, signal: AbortSignal): Promise<GoalResponse>;
   fingerprint(): string;
   compatibility(): Record<string, string>;
   processes(): CodexProcessStats;
@@ -254,6 +257,20 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
       throw error;
     }
     return connection;
+  }
+
+  /**
+   * The thread's native goal (goals.ts), on a short-lived app-server of its own that never loads
+   * the thread; it is stopped and reaped before this resolves.
+   */
+  async goals(request: GoalRequest, signal: AbortSignal): Promise<GoalResponse> {
+    signal.throwIfAborted();
+    const connection = await this.#open(request.workspace, [], undefined, signal);
+    try {
+      return await goalOperation(connection, request, signal);
+    } finally {
+      await connection.close();
+    }
   }
 
   async steer(runId: string, text: string, signal: AbortSignal): Promise<void> {

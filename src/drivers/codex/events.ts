@@ -409,8 +409,25 @@ export class TurnMapper {
     return this.#usage.current;
   }
 
-  turnStarted(): void {
+  /** The thread goal's status as Codex last reported it during the turn (`active`, ...); undefined: none reported, or cleared. */
+  goalStatus: string | undefined;
+
+  /** Called with the turn's id when `turn/started` arrives (a compaction's turn is known only from it). */
+  onTurnStarted: ((turnId: string) => void) | undefined;
+
+  turnStarted(turnId?: string): void {
     this.#usage.turnStarted();
+    if (turnId !== undefined) this.onTurnStarted?.(turnId);
+  }
+
+  /**
+   * The thread's goal changed during the turn (Codex accounting for it, or the model marking it
+   * complete): a notice; the goal itself is read with `Thread.goal()`. `status` undefined: cleared.
+   */
+  goalChanged(status: unknown): Promise<void> {
+    this.goalStatus = str(status);
+    if (status === undefined) return this.notice("info", "goal_cleared", "Codex cleared the thread's goal", "thread/goal/cleared");
+    return this.notice("info", "goal_updated", `Codex updated the thread's goal (status ${str(status) ?? "unknown"})`, "thread/goal/updated");
   }
 
   async usageUpdated(tokenUsage: Unchecked<ThreadTokenUsage> | undefined): Promise<void> {
@@ -507,9 +524,9 @@ const HANDLERS: HandlerTable = {
   "thread/name/updated": null,
   "thread/section/changed": null,
   "thread/attachment/updated": null,
-  "thread/goal/updated": null,
+  "thread/goal/updated": (m, p) => m.goalChanged((p.goal as { status?: unknown } | undefined)?.status ?? "unknown"),
   "thread/prediction/updated": null,
-  "thread/goal/cleared": null,
+  "thread/goal/cleared": (m) => m.goalChanged(undefined),
   "thread/queue/changed": null,
   "project/changed": null,
   "thread/project/updated": null,
@@ -517,7 +534,7 @@ const HANDLERS: HandlerTable = {
   "thread/environment/disconnected": null,
   "thread/settings/updated": null,
   "thread/tokenUsage/updated": (m, p) => m.usageUpdated(p.tokenUsage),
-  "turn/started": (m) => m.turnStarted(),
+  "turn/started": (m, p) => m.turnStarted(str((p.turn as { id?: unknown } | undefined)?.id)),
   "hook/started": null,
   "turn/completed": (m, p) => m.turnCompleted(p.turn),
   "hook/completed": null,

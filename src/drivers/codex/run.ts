@@ -22,7 +22,7 @@ import { TurnMapper } from "./events.js";
 import { mcpThreadConfig } from "./mcp.js";
 import { finishTurn } from "./outcome.js";
 import { threadSettings, turnInput } from "./params.js";
-import { awaitTurnEnd, startTurn } from "./turn.js";
+import { awaitTurnEnd, startCompaction, startTurn } from "./turn.js";
 
 export interface RunContext {
   /** A connection for this run: the claimed standby, or a fresh process. */
@@ -39,7 +39,8 @@ export interface RunContext {
 export async function runTurn(request: RunRequest, sink: EventSink, signal: AbortSignal, context: RunContext): Promise<RunResponse> {
   // Everything that can be refused is refused before a process starts.
   const settings = threadSettings(request);
-  const input = turnInput(request);
+  const compaction = request.operation === "compact";
+  const input = compaction ? [] : turnInput(request);
   signal.throwIfAborted();
 
   // All events go through one chain, so notifications, request notices and protocol notices keep
@@ -59,12 +60,16 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   let kept = false;
   try {
     const thread = await bindThread(channel, request, settings, context.loadedThread?.(), emit);
-    await startTurn(channel, request, thread.threadId, input);
+    if (compaction) await startCompaction(channel, request, thread.threadId);
+    else await startTurn(channel, request, thread.threadId, input);
     const ended = await awaitTurnEnd(channel);
     await malformed.flush();
     await emitter.drain();
     const response = await finishTurn(ended, mapper, connection, emit, thread.echo);
-    if (request.keepWarm === true && context.keep && ended.turn.status === "completed" && connection.alive && !signal.aborted) {
+    // With an active goal, Codex goes on by itself once the turn ends: that process is never left
+    // idle with the thread loaded, where its turns would run outside any run.
+    const pursuesGoal = mapper.goalStatus === "active";
+    if (request.keepWarm === true && context.keep && ended.turn.status === "completed" && connection.alive && !signal.aborted && !pursuesGoal) {
       response.writer = context.keep(connection, thread.threadId);
       kept = true;
     }

@@ -29,6 +29,20 @@ export async function startTurn(
   if (channel.signal.aborted) await channel.interrupt();
 }
 
+/**
+ * Asks Codex to compact the bound thread (`thread/compact/start`, `RunRequest.operation:
+ * "compact"`): Codex runs the compaction as a turn of its own, whose id arrives with `turn/started`
+ * (the channel takes it from there, so a cancel can interrupt it) and which ends with `turn/completed`.
+ */
+export async function startCompaction(channel: TurnChannel, request: Pick<RunRequest, "markDelivered">, threadId: string): Promise<void> {
+  channel.signal.throwIfAborted();
+  request.markDelivered();
+  channel.delivered = true;
+  // Not cancelled locally, like turn/start: once written, the compaction is interrupted properly.
+  await channel.guarded("thread/compact/start", { threadId }, { cancellable: false });
+  if (channel.signal.aborted) await channel.interrupt();
+}
+
 /** Waits for the end of the turn. Resolves with `turn/completed`; rejects with the abort reason or an exit failure. */
 export async function awaitTurnEnd(channel: TurnChannel): Promise<TurnOutcome> {
   const { mapper, exitWatch, connection } = channel;
