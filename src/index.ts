@@ -48,6 +48,7 @@ export type {
   SessionPatch,
   SessionRecord,
   SessionRunOptions,
+  SessionSettings,
   SessionState,
   SessionStatus,
   SessionStore,

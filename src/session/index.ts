@@ -16,6 +16,7 @@ export type {
   SessionPatch,
   SessionRecord,
   SessionRunOptions,
+  SessionSettings,
   SessionState,
   SessionStatus,
   SessionStore,

@@ -38,6 +38,7 @@ import type {
   SessionPatch,
   SessionRecord,
   SessionRunOptions,
+  SessionSettings,
   SessionState,
   SessionStatus,
   SessionStore,
@@ -96,6 +97,8 @@ export class SessionImpl implements Session {
   #sleepReason: SleepReason | undefined;
   #gate: GateState;
   #guardrails: Guardrails;
+  /** The record's settings, `model` and `effort` as `configure` left them. */
+  #settings: SessionRecord["settings"];
   #run: ActiveRun | undefined;
   /** A clear, a handoff or an archive in progress: nothing is admitted meanwhile. */
   #exclusive = 0;
@@ -124,6 +127,7 @@ export class SessionImpl implements Session {
     this.#sleepReason = record.sleepReason;
     this.#gate = structuredClone(record.gate);
     this.#guardrails = structuredClone(record.guardrails);
+    this.#settings = structuredClone(record.settings);
     this.#runOptions = { ...parts.run, ...(parts.watchdogs ? { watchdogs: { ...parts.run?.watchdogs, ...parts.watchdogs } } : {}) };
     this.#idle = new IdleTimer(record.settings.idleSleepMs, () => this.#autoSleep());
     this.#renewal = setInterval(() => this.#renewOwner(), Math.max(250, Math.floor(this.#ownerTtlMs / 3)));
@@ -151,6 +155,7 @@ export class SessionImpl implements Session {
       gate: structuredClone(this.#gate),
       guardrails: structuredClone(this.#guardrails),
       queued: this.#inbox.ids(),
+      settings: runSettings(this.#settings),
       threadId: this.#thread.id,
       lastSeq: this.#log.lastSeq,
     };
@@ -285,6 +290,22 @@ export class SessionImpl implements Session {
     await this.#persist();
   }
 
+  /* ---------------- settings ---------------- */
+
+  async configure(settings: { model?: string | null; effort?: string | null }): Promise<SessionSettings> {
+    this.#assertOpen();
+    const next = { ...this.#settings };
+    for (const key of ["model", "effort"] as const) {
+      const value = checkSetting(settings, key);
+      if (value === null) delete next[key];
+      else if (value !== undefined) next[key] = value;
+    }
+    this.#settings = next;
+    this.#notice({ type: "session.configured", settings: runSettings(next) });
+    await this.#persist();
+    return runSettings(next);
+  }
+
   /* ---------------- lifecycle ---------------- */
 
   async sleep(): Promise<void> {
@@ -356,6 +377,7 @@ export class SessionImpl implements Session {
     try {
       stream = this.#thread.stream(prompt, {
         ...this.#runOptions,
+        ...runSettings(this.#settings),
         ...(batch.inputs.length > 0 ? { inputs: batch.inputs } : {}),
         // The session is the thread's only driver; a dead host's lease runs out and the run goes on.
         waitForLease: this.#stopping.signal,
@@ -581,6 +603,7 @@ export class SessionImpl implements Session {
       gate: structuredClone(this.#gate),
       guardrails: structuredClone(this.#guardrails),
       queue: this.#inbox.snapshot(),
+      settings: structuredClone(this.#settings),
     };
     const clear = new Set(this.#pendingClears);
     this.#pendingClears = [];
@@ -648,6 +671,21 @@ function sessionError(error: unknown, promptIds?: string[]): SessionNotice {
   };
   if (promptIds) notice.promptIds = [...promptIds];
   return notice;
+}
+
+function runSettings(settings: SessionSettings): SessionSettings {
+  const picked: SessionSettings = {};
+  if (settings.model !== undefined) picked.model = settings.model;
+  if (settings.effort !== undefined) picked.effort = settings.effort;
+  return picked;
+}
+
+function checkSetting(settings: { model?: string | null; effort?: string | null }, key: "model" | "effort"): string | null | undefined {
+  if (typeof settings !== "object" || settings === null) throw new ConfigError("configure takes { model?, effort? }");
+  const value = settings[key];
+  if (value === undefined || value === null) return value;
+  if (typeof value !== "string" || value.length === 0) throw new ConfigError(`configure: ${key} must be a non-empty string, or null for the agent's default`);
+  return value;
 }
 
 function checkText(text: unknown, verb: string): asserts text is string {

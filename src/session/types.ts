@@ -99,6 +99,12 @@ export interface SessionOptions {
 /** The call options a session passes to each of its runs (the session owns signal, inputs and the lease wait). */
 export type SessionRunOptions = Omit<ThreadCallOptions, "signal" | "inputs" | "waitForLease" | "services" | "output" | "outputSchema">;
 
+/** The model and effort a session passes to each run it starts (`configure`); absent: the agent's default. */
+export interface SessionSettings {
+  model?: string;
+  effort?: string;
+}
+
 /** Options of `openSession`. */
 export interface OpenSessionOptions {
   /** Where the session was created. */
@@ -119,6 +125,8 @@ export type SessionNotice =
   | { type: "session.run_admitted"; runId: string; promptIds: string[]; from?: string }
   | { type: "session.steer"; promptId: string; delivery: "native" | "next_run" }
   | { type: "session.follow_up"; promptId: string; delivery: "native" | "next_run" }
+  /** `configure` changed the model or effort of later runs; `settings`: what they are now. */
+  | { type: "session.configured"; settings: SessionSettings }
   | { type: "session.gate"; gate: GateState }
   | { type: "session.budget"; guardrails: Guardrails }
   | { type: "session.run_interrupted"; runId: string; code: "host_restart" }
@@ -160,6 +168,11 @@ export interface Session extends AsyncDisposable {
   clear(): Promise<void>;
   /** The provider's native compaction as one ordinary turn; `FeatureUnsupportedError` where it has none. */
   compact(): Promise<void>;
+  /**
+   * Set the model and effort of later runs (`null`: back to the agent's default; absent: unchanged);
+   * the run in flight keeps its own. Durable; resolves with the settings now in force.
+   */
+  configure(settings: { model?: string | null; effort?: string | null }): Promise<SessionSettings>;
   /** Release processes and sleep; the next input wakes it. */
   sleep(): Promise<void>;
   /** Refuse all further input, for good. */
@@ -192,6 +205,8 @@ export interface SessionStatus {
   guardrails: Guardrails;
   queued: string[];
   inFlight?: { runId: string; promptIds: string[] };
+  /** The model and effort of later runs (`configure`). */
+  settings: SessionSettings;
   threadId: string;
   lastSeq: number;
 }
@@ -226,8 +241,11 @@ export interface SessionRecord {
   queue: QueuedPrompt[];
   /** The run in flight when the record was last written; a restart records it as `host_restart`. */
   inFlight?: { runId: string; promptIds: string[]; startedAt: string };
-  /** The options the session was created with that must survive a restart (idle sleep, inbox cap, retention). */
-  settings: { idleSleepMs: number; inboxCap: number; retention?: { maxEvents?: number; maxAgeMs?: number } };
+  /**
+   * The options the session was created with that must survive a restart (idle sleep, inbox cap,
+   * retention), and the model and effort `configure` set for its runs.
+   */
+  settings: { idleSleepMs: number; inboxCap: number; retention?: { maxEvents?: number; maxAgeMs?: number } } & SessionSettings;
   metadata: Record<string, string>;
   /** Single-driver ownership across hosts sharing the store. */
   owner?: { id: string; expiresAt: number };
@@ -238,7 +256,7 @@ export interface SessionRecord {
 export type NewSessionRecord = Omit<SessionRecord, "createdAt" | "updatedAt" | "owner">;
 
 /** The fields a session's owner rewrites. */
-export type SessionPatch = Partial<Pick<SessionRecord, "threadId" | "state" | "sleepReason" | "gate" | "guardrails" | "queue" | "inFlight" | "metadata">> & {
+export type SessionPatch = Partial<Pick<SessionRecord, "threadId" | "state" | "sleepReason" | "gate" | "guardrails" | "queue" | "inFlight" | "settings" | "metadata">> & {
   /** Explicitly remove `inFlight` / `sleepReason`. */
   clear?: ("inFlight" | "sleepReason")[];
 };

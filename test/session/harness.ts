@@ -158,5 +158,6 @@ export async function logOf(session: { events(options?: { after?: number; signal
 
 /** Wait until `check` holds, polling the event loop (no wall-clock assertion: bounded by the test timeout). */
 export async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 2));
+  // setImmediate, not setTimeout: tests that fake timers still poll.
+  while (!(await check())) await new Promise((resolve) => setImmediate(resolve));
 }

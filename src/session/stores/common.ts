@@ -56,7 +56,7 @@ export function checkNewSession(record: NewSessionRecord): RecordBody {
   return jsonCopy(body);
 }
 
-const PATCHABLE = ["threadId", "state", "sleepReason", "gate", "guardrails", "queue", "inFlight", "metadata"] as const;
+const PATCHABLE = ["threadId", "state", "sleepReason", "gate", "guardrails", "queue", "inFlight", "settings", "metadata"] as const;
 
 /** `body` with `patch` applied (a new, detached object); the patch is checked like a new record's fields. */
 export function applyPatch(body: RecordBody, patch: SessionPatch): RecordBody {
