@@ -26,6 +26,7 @@ import { DEFAULT_THREAD_WRITER_IDLE_MS, ThreadWriters } from "./writer.js";
 import type { Result } from "../events/types.js";
 import { drainRun, type RunStream } from "./run-stream.js";
 import { checkAgentOptions, checkCallOptions } from "./scope.js";
+import { observeOperation } from "./observers.js";
 import { CallSettings } from "./settings.js";
 import { threadFingerprint } from "../thread/fingerprint.js";
 import { memoryThreadStore } from "../thread/stores/memory.js";
@@ -116,15 +117,19 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
       assertOpen();
       call.signal?.throwIfAborted();
       ready();
-      const response = await inspectOnce(driver, inspectRequest(), activeInspections, call.signal, redactor);
-      assertOpen();
-      return mapInspection(info, response, redactor);
+      return observeOperation(options.observers, { operation: "inspect", driver: info.id }, async () => {
+        const response = await inspectOnce(driver, inspectRequest(), activeInspections, call.signal, redactor);
+        assertOpen();
+        return mapInspection(info, response, redactor);
+      });
     },
     async prepare(call = {}) {
       assertOpen();
-      return coordinator.prepare(call.signal).catch((error: unknown) => {
-        throw redactedUnlessReason(redactor, error, call.signal);
-      });
+      const prepared = () =>
+        coordinator.prepare(call.signal).catch((error: unknown) => {
+          throw redactedUnlessReason(redactor, error, call.signal);
+        });
+      return observeOperation(options.observers, { operation: "prepare", driver: info.id }, prepared);
     },
     stream: <O extends OutputOption | undefined>(prompt: string, call?: CallOptions<O>) => startChecked(prompt, call) as RunStream<StructuredOf<O>>,
     startThread: (threadOptions) => startThreadHandle(threadHost, threadOptions),
@@ -292,6 +297,7 @@ function executionContext(agent: {
       return () => agent.activeRuns.delete(run);
     },
     ...(agent.hostTools ? { hostTools: agent.hostTools } : {}),
+    ...(options.observers && options.observers.length > 0 ? { observers: [...options.observers] } : {}),
   };
 }
 

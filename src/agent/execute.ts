@@ -28,6 +28,7 @@ import { deliverOutput, givenUpFailure, outputDelivery, outputFailure, providerG
 import type { ResolvedOutput } from "./structured/resolve.js";
 import type { ServedTool } from "../resources/host-tools/served-tool.js";
 import type { HostTools, RunHostTools } from "./host-tools.js";
+import { observeRun, type AgentObserver, type ObservedRun } from "./observers.js";
 
 export interface ExecutionContext {
   driver: Driver;
@@ -56,6 +57,8 @@ export interface ExecutionContext {
   track(run: { cancel(reason: unknown): void; settled: Promise<void> }): () => void;
   /** The agent's host tools, when the driver delivers them (`descriptor().resources.hostTools`). */
   hostTools?: HostTools;
+  /** `AgentOptions.observers`: offered every run as it starts. */
+  observers?: readonly AgentObserver[];
 }
 
 export type EffectiveCallOptions = Omit<CallOptions, "signal" | "output" | "outputSchema" | "services"> & {
@@ -102,11 +105,15 @@ export function startExecution(
   thread?: ThreadRunHooks,
 ): RunStream {
   const runId = `run_${randomUUID()}`;
+  const { observer, traceContext } = observeRun(context.observers, observedRun(context, runId, options, thread));
+  // An observer's trace context (telemetry: its run span, itself under the caller's) reaches the provider.
+  if (traceContext !== undefined) options.traceContext = traceContext;
   const timeline = new RunTimeline({
     runId,
     bufferSize: context.events.bufferSize,
     overflow: context.events.overflow,
     ...(thread ? { threadId: thread.threadId } : {}),
+    ...(observer ? { observer } : {}),
   });
   const controller = new AbortController();
   let cancelReason: string | undefined;
@@ -322,6 +329,16 @@ function runHostTools(scope: RunScope): RunHostTools | undefined {
   });
 }
 
+/** A starting run as observers see it. */
+function observedRun(context: ExecutionContext, runId: string, options: EffectiveCallOptions, thread: ThreadRunHooks | undefined): ObservedRun {
+  const run: ObservedRun = { runId, driver: context.driverId };
+  if (thread) run.threadId = thread.threadId;
+  if (options.model !== undefined) run.model = options.model;
+  if (options.effort !== undefined) run.effort = options.effort;
+  if (options.traceContext !== undefined) run.traceContext = { ...options.traceContext };
+  return run;
+}
+
 /** The driver's view of the run: the effective settings, resources, inputs and host callbacks. */
 function runRequest(scope: RunScope, prompt: string): RunRequest {
   const { context, options } = scope;
@@ -347,10 +364,10 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
   if (options.effort !== undefined) request.effort = options.effort;
   if (options.output !== undefined && scope.outputDelivery !== undefined) deliverOutput(request, options.output, scope.outputDelivery);
   if (options.metadata !== undefined) request.metadata = { ...options.metadata };
+  if (options.traceContext !== undefined) request.traceContext = { ...options.traceContext };
   if (scope.binding) request.thread = { ...scope.binding };
   if (scope.thread?.operation !== undefined) request.operation = scope.thread.operation;
   if (scope.standby) request.standby = scope.standby;
-  if (options.traceContext !== undefined) request.traceContext = { ...options.traceContext };
   if (scope.hostTools) request.hostTools = scope.hostTools.link;
   if (scope.binding && context.writers?.enabled) request.keepWarm = true;
   return request;

@@ -21,6 +21,7 @@ import type {
 import type { OutputOption } from "./structured/types.js";
 import type { WatchdogOptions } from "./watchdogs.js";
 import type { TraceContext } from "../driver/types.js";
+import type { AgentObserver } from "./observers.js";
 
 export interface EventBufferOptions {
   /** Maximum events held for a slow consumer. Default 1024. */
@@ -125,6 +126,12 @@ export interface AgentOptions {
    * CodeBuddy, ACP). Default 60000 ms; 0 retires the process after every turn.
    */
   threadWriterIdleMs?: number;
+  /**
+   * Observers of the agent's runs, inspections and preparations (telemetry, e.g.
+   * `openTelemetry()` from `agent-adaptor/bridges/otel`). Called synchronously; what one throws
+   * is ignored. See {@link AgentObserver}.
+   */
+  observers?: AgentObserver[];
   defaults?: CallDefaults;
 }
 
@@ -144,6 +151,7 @@ export const AGENT_OPTION_KEYS = {
   onInputDiagnostic: true,
   startupTimeoutMs: true,
   threadWriterIdleMs: true,
+  observers: true,
   defaults: true,
 } as const satisfies Record<keyof AgentOptions, true>;
 

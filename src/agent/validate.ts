@@ -11,6 +11,7 @@ import type { ApprovalHandler, Policy, UserInputHandler } from "../driver/vocabu
 import { isOutputOption } from "./structured/resolve.js";
 import type { OutputOption } from "./structured/types.js";
 import type { WatchdogOptions } from "./watchdogs.js";
+import type { AgentObserver } from "./observers.js";
 import { functionOf, httpUrl, jsonObject, nonEmptyString, stringRecord } from "../driver/validate-schema.js";
 
 const SANDBOX_MODES = { "read-only": true, "workspace-write": true, "full-access": true } satisfies Record<NonNullable<Policy["sandbox"]>, true>;
@@ -126,6 +127,14 @@ const agentOptionsShape = {
   onInputDiagnostic: functionOf<InputDiagnosticHandler>().optional(),
   startupTimeoutMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
   threadWriterIdleMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
+  observers: z
+    .array(
+      z.custom<AgentObserver>(
+        (value) => typeof value === "object" && value !== null && ["run", "operation"].every((key) => (value as Record<string, unknown>)[key] === undefined || typeof (value as Record<string, unknown>)[key] === "function"),
+        "expected an observer (an object with optional run and operation functions)",
+      ),
+    )
+    .optional(),
   defaults: callDefaultsSchema.optional(),
 } satisfies Record<keyof AgentOptions, z.ZodType>;
 

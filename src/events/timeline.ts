@@ -14,6 +14,15 @@ type Stampable<K extends EventType> = { type: K; provenance?: Provenance } & Eve
 /** What a delta carries into the timeline. */
 type DeltaPayload = { type: "message.delta" | "reasoning.delta"; itemId: string; text: string; provenance?: Provenance };
 
+/**
+ * Sees each event of the run as it is published, in order, synchronously (telemetry). Deltas
+ * only when `deltas` is true. It must not mutate the event; what it throws is ignored.
+ */
+export interface RunEventObserver {
+  event(event: AgentEvent): void;
+  deltas: boolean;
+}
+
 export class RunTimeline {
   readonly runId: string;
   readonly threadId: string | undefined;
@@ -29,11 +38,13 @@ export class RunTimeline {
   #assistantItem: string | undefined;
   /** The transcript's trailing delta entry and its merged text, while deltas still merge into it. */
   #openDelta: { entry: { type: string; itemId: string; text: string }; text: TextAccumulator } | undefined;
+  readonly #observer: RunEventObserver | undefined;
 
-  constructor(options: { runId: string; threadId?: string; bufferSize: number; overflow: OverflowPolicy }) {
+  constructor(options: { runId: string; threadId?: string; bufferSize: number; overflow: OverflowPolicy; observer?: RunEventObserver }) {
     this.runId = options.runId;
     this.threadId = options.threadId;
     this.buffer = new EventBuffer(options.bufferSize, options.overflow);
+    this.#observer = options.observer;
   }
 
   get ended(): boolean {
@@ -87,6 +98,7 @@ export class RunTimeline {
     this.#terminal = event as TerminalEvent;
     this.#closeDelta();
     this.#transcript.push(structuredClone(event) as AgentEvent);
+    if (this.#observer !== undefined) this.#notify(event as AgentEvent);
     this.buffer.pushNow(event as AgentEvent);
     this.buffer.close();
     return event;
@@ -148,10 +160,21 @@ export class RunTimeline {
     this.#closeDelta();
     // A private copy: the host may mutate the event object it receives.
     this.#transcript.push(structuredClone(event));
+    if (this.#observer !== undefined) this.#notify(event);
+  }
+
+  /** The observer sees the event; a failing observer never fails the run. */
+  #notify(event: AgentEvent): void {
+    try {
+      this.#observer!.event(event);
+    } catch {
+      // Telemetry is best effort.
+    }
   }
 
   /** Follows a delta: the assistant's text and the transcript's trailing merged entry. */
   #trackDelta(event: DeltaEvent): void {
+    if (this.#observer?.deltas === true) this.#notify(event);
     const { type, itemId, text } = event;
     if (type === "message.delta") {
       if (itemId !== this.#assistantItem) {
