@@ -18,6 +18,7 @@ export interface SessionEventLog {
 export type BridgeSource =
   | RunStream
   | AsyncIterable<AgentEvent | SessionEvent>
+  | Iterable<AgentEvent | SessionEvent>
   | SessionEventLog
   | ((after: number) => AsyncIterable<AgentEvent | SessionEvent>);
 
@@ -76,11 +77,11 @@ export function openSource(source: BridgeSource, options: OpenOptions = {}): Ope
 function openIteration(source: BridgeSource, options: OpenOptions): OpenSource {
   const abort = new AbortController();
   const after = options.after;
-  let iterable: AsyncIterable<AgentEvent | SessionEvent>;
+  let iterable: AsyncIterable<AgentEvent | SessionEvent> | Iterable<AgentEvent | SessionEvent>;
   if (typeof source === "function") iterable = source(after ?? 0);
-  else if (!(Symbol.asyncIterator in source) && typeof (source as SessionEventLog).events === "function") {
+  else if (!(Symbol.asyncIterator in source) && !(Symbol.iterator in source) && typeof (source as SessionEventLog).events === "function") {
     iterable = (source as SessionEventLog).events({ ...(after !== undefined ? { after } : {}), signal: abort.signal });
-  } else iterable = source as AsyncIterable<AgentEvent | SessionEvent>;
+  } else iterable = source as AsyncIterable<AgentEvent | SessionEvent> | Iterable<AgentEvent | SessionEvent>;
   const run = isRunStream(source) ? source : undefined;
   const iterator = iteratorOf(iterable);
   let stopped = false;
