@@ -49,6 +49,12 @@ export interface Thread {
    */
   history(options?: HistoryOptions): Promise<HistoryPage>;
   /**
+   * Stop the thread's warm provider process now, if one waits for its next turn (it would
+   * otherwise retire after the agent's `threadWriterIdleMs`); the next run resumes the
+   * conversation natively. A session's sleep uses it.
+   */
+  release(): Promise<void>;
+  /**
    * The provider's native compaction of the thread's conversation (Codex's compaction request,
    * Claude Code's `/compact`, an ACP agent's advertised `/compact`) as one ordinary turn through the
    * single execution path: lease, watchdogs, one terminal, a history entry. Throws
@@ -210,6 +216,10 @@ export class ThreadHandle implements Thread {
   rewind(turn: number, options: { signal?: AbortSignal } = {}): Promise<ThreadRecord> {
     this.#host.assertOpen();
     return rewindThread({ ...this.#host, stored }, this.id, turn, options.signal);
+  }
+
+  async release(): Promise<void> {
+    await this.#host.writers?.retire(this.id);
   }
 
   async info(): Promise<ThreadRecord> {
