@@ -53,8 +53,20 @@ export interface OpenAIConfig {
   maxOutputTokens?: number;
   /** Sampling temperature. */
   temperature?: number;
-  /** Context window in tokens, reported as `usage.context_size`. */
+  /**
+   * Context window in tokens: the context guard's limit, reported as `usage.context_size`. Absent:
+   * the endpoint's model info (`GET /models/{id}`), asked once per model when a conversation grows.
+   */
   contextWindow?: number;
+  /**
+   * The context guard: compact the conversation when a request would take more than `threshold`
+   * (default 0.8) of the context window, summarizing the turns before the last `keepTurns`
+   * (default 1) with the model and trimming tool outputs to `toolOutputChars` (default 2000).
+   * `false`: never compact (a request past the window fails with `context_window_exceeded`).
+   */
+  compaction?: false | { threshold?: number; keepTurns?: number; toolOutputChars?: number };
+  /** Generate a title for a conversation after its first turn (one extra model request). Default false. */
+  title?: boolean;
   /** Whether the model takes audio input (Chat Completions `input_audio`: wav, mp3). Default false. */
   audioInput?: boolean;
   /** The built-in workspace tools. */
@@ -83,12 +95,33 @@ const configSchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
   contextWindow: z.number().int().positive().optional(),
+  compaction: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        threshold: z.number().gt(0).max(1).optional(),
+        keepTurns: z.number().int().min(0).optional(),
+        toolOutputChars: z.number().int().min(200).optional(),
+      }),
+    ])
+    .optional(),
+  title: z.boolean().optional(),
   audioInput: z.boolean().optional(),
   tools: toolsSchema.optional(),
 } satisfies Record<keyof OpenAIConfig, z.ZodType>);
 
 /** The declared shape of {@link OpenAIConfig}, for the descriptor. */
 export const OPENAI_CONFIG_SCHEMA: JsonSchema = z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any" });
+
+/** The context guard's settings (`compaction` in the config). */
+export interface CompactionSettings {
+  /** Compact when a request would take more than this share of the window (0 to 1). */
+  threshold: number;
+  /** Earlier turns kept as they are (besides the running one). */
+  keepTurns: number;
+  /** A tool output of a kept turn is trimmed to this many characters. */
+  toolOutputChars: number;
+}
 
 export interface ResolvedOpenAIConfig {
   baseURL: string;
@@ -105,6 +138,9 @@ export interface ResolvedOpenAIConfig {
   maxOutputTokens?: number;
   temperature?: number;
   contextWindow?: number;
+  /** Undefined: the context guard is off. */
+  compaction?: CompactionSettings;
+  title: boolean;
   audioInput: boolean;
   tools: { builtin: boolean; only?: string[]; bash: { timeoutMs?: number; outputCapBytes?: number }; grep: { ripgrep?: boolean } };
 }
@@ -127,9 +163,13 @@ export function resolveOpenAIConfig(config: OpenAIConfig): ResolvedOpenAIConfig 
     requestTimeoutMs: c.requestTimeoutMs ?? 600_000,
     maxSteps: c.maxSteps ?? 100,
     audioInput: c.audioInput ?? false,
+    title: c.title ?? false,
     tools: { builtin: c.tools?.builtin ?? true, bash: { ...(c.tools?.bash ?? {}) }, grep: { ...(c.tools?.grep ?? {}) } },
   };
   if (c.tools?.only !== undefined) resolved.tools.only = [...c.tools.only];
+  if (c.compaction !== false) {
+    resolved.compaction = { threshold: c.compaction?.threshold ?? 0.8, keepTurns: c.compaction?.keepTurns ?? 1, toolOutputChars: c.compaction?.toolOutputChars ?? 2000 };
+  }
   for (const key of ["apiKeyEnv", "model", "effort", "maxOutputTokens", "temperature", "contextWindow"] as const) {
     if (c[key] !== undefined) (resolved as unknown as Record<string, unknown>)[key] = c[key];
   }

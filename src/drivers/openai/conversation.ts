@@ -21,7 +21,7 @@ export interface ToolCallRecord {
 }
 
 export type ConversationMessage =
-  | { role: "user"; content: ContentPart[]; origin?: "prompt" | "steer" | "follow_up" }
+  | { role: "user"; content: ContentPart[]; origin?: "prompt" | "steer" | "follow_up" | "summary" | "import" }
   | { role: "assistant"; text: string; reasoning?: string; toolCalls: ToolCallRecord[]; model?: string }
   | { role: "tool"; callId: string; name: string; output: string; isError: boolean };
 
@@ -48,6 +48,12 @@ export interface ConversationTurn {
   usage?: TurnTokens;
   /** Set when the turn did not complete (failed or cancelled): what was said is kept all the same. */
   ended?: "completed" | "failed" | "cancelled";
+  /**
+   * Set on the turn a compaction put in place of earlier turns: the runs it summarizes, the run
+   * during which it was made, and the stored conversation holding them as they were (the
+   * transcript before the compaction).
+   */
+  summary?: { runIds: string[]; duringRunId: string; transcriptId: string };
 }
 
 /** A stored conversation: the transcript of one provider session. */
@@ -58,6 +64,8 @@ export interface ConversationFile {
   updatedAt: string;
   /** The conversation it was forked from, when it was. */
   forkedFrom?: string;
+  /** Set on the transcript a compaction kept: the conversation it was compacted in. */
+  transcriptOf?: string;
   /** The conversation it is a rewound copy of (that one keeps the dropped turns). */
   rewoundFrom?: string;
   /** Where the first turns came from when the conversation was imported from another agent's transcript. */

@@ -24,8 +24,9 @@ import {
   type OpenAIConfig,
   type ResolvedOpenAIConfig,
 } from "./config.js";
-import { withoutRuns, type ConversationFile } from "./conversation.js";
+import { withoutRuns, type ConversationFile, type ConversationTurn } from "./conversation.js";
 import { ConversationStore, newSessionId } from "./conversation-store.js";
+import { ContextWindows } from "./context.js";
 import { inputCapabilities } from "./inputs.js";
 import { inspectEndpoint, TRANSPORT } from "./inspect.js";
 import { RunQueues } from "./loop.js";
@@ -53,6 +54,9 @@ export interface OpenAIDriverDeps {
   importer?: OpenAIImporter;
 }
 
+/** How many compactions a rewind goes back through to find a dropped turn. */
+const MAX_COMPACTIONS_BACK = 64;
+
 class OpenAIDriverImpl implements OpenAIDriver {
   readonly #config: ResolvedOpenAIConfig;
   readonly #deps: OpenAIDriverDeps;
@@ -66,6 +70,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
   /** The conversations, and the redactor they are written through (runs add their MCP secrets). */
   readonly #storeRedactor: Redactor;
   readonly #store: ConversationStore;
+  readonly #windows: ContextWindows;
   /** One client per API key value: connections are reused across runs. */
   readonly #clients = new Map<string, OpenAIClient>();
 
@@ -83,6 +88,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
     };
     this.#storeRedactor = driverRedactor({}, configSecrets(config));
     this.#store = new ConversationStore(config.stateDir, this.#storeRedactor);
+    this.#windows = new ContextWindows(config.contextWindow);
   }
 
   descriptor(): Descriptor {
@@ -148,6 +154,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
         queues,
         allowedFor: (id) => this.#allowedFor(id),
         onSpawn: (child) => this.#track(child),
+        windows: this.#windows,
       });
     } finally {
       this.#runs.delete(controller);
@@ -195,9 +202,24 @@ class OpenAIDriverImpl implements OpenAIDriver {
     signal.throwIfAborted();
     const stored = await this.#store.load(request.providerSessionId);
     const now = new Date().toISOString();
-    const copy: ConversationFile = { ...stored, id: newSessionId(), createdAt: now, updatedAt: now, rewoundFrom: stored.id, turns: withoutRuns(stored.turns, request.dropRunIds) };
+    const turns = await this.#rewoundTurns(stored, new Set(request.dropRunIds), signal);
+    const copy: ConversationFile = { ...stored, id: newSessionId(), createdAt: now, updatedAt: now, rewoundFrom: stored.id, turns };
+    delete copy.transcriptOf;
     await this.#store.save(copy);
     return { providerSessionId: copy.id };
+  }
+
+  /**
+   * The turns before the first dropped run. A compaction made during a dropped run, or summarizing
+   * one, is undone: the rewind goes on from the transcript it replaced.
+   */
+  async #rewoundTurns(file: ConversationFile, drop: ReadonlySet<string>, signal: AbortSignal, depth = 0): Promise<ConversationTurn[]> {
+    const undo = (t: ConversationTurn) => t.summary !== undefined && (drop.has(t.summary.duringRunId) || t.summary.runIds.some((id) => drop.has(id)));
+    const index = file.turns.findIndex((t) => drop.has(t.runId) || undo(t));
+    const turn = file.turns[index];
+    if (turn?.summary === undefined || drop.has(turn.runId) || depth >= MAX_COMPACTIONS_BACK) return withoutRuns(file.turns, [...drop]);
+    signal.throwIfAborted();
+    return this.#rewoundTurns(await this.#store.load(turn.summary.transcriptId), drop, signal, depth + 1);
   }
 
   processes(): ProcessStats {

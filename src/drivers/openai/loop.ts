@@ -13,7 +13,8 @@ import { ProviderError } from "../../errors/index.js";
 import type { Usage } from "../../events/usage.js";
 import type { OpenAIClient } from "./client.js";
 import type { ResolvedOpenAIConfig } from "./config.js";
-import type { ConversationMessage, ConversationTurn } from "./conversation.js";
+import type { ContextGuard } from "./compaction.js";
+import type { ConversationFile, ConversationMessage, ConversationTurn } from "./conversation.js";
 import { historyOf } from "./conversation.js";
 import { isRetryable, requestFailure, retryAfterMs } from "./failures.js";
 import { runToolCalls, type ToolCallContext } from "./tool-calls.js";
@@ -38,9 +39,11 @@ export interface LoopContext {
   signal: AbortSignal;
   /** The request fields every model request repeats. */
   base: Omit<ModelRequest, "messages">;
-  /** Earlier turns of the conversation and the one running (its messages grow as the loop goes). */
-  previous: readonly ConversationTurn[];
+  /** The conversation: its earlier turns and, last, the one running (whose messages grow as the loop goes). */
+  conversation: ConversationFile;
   turn: ConversationTurn;
+  /** Compacts the conversation before a request that would not fit the context window. */
+  guard?: ContextGuard;
   queues: RunQueues;
   usage: TurnUsage;
   tools: Omit<ToolCallContext, "emit" | "signal">;
@@ -136,7 +139,8 @@ function takeQueued(queue: string[], origin: "steer" | "follow_up", turn: Conver
 
 /** One model request, retried before delivery; its usage reported. */
 async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer> {
-  const request: ModelRequest = { ...ctx.base, messages: historyOf([...ctx.previous, ctx.turn]) };
+  let request: ModelRequest = { ...ctx.base, messages: historyOf(ctx.conversation.turns) };
+  if (ctx.guard !== undefined && (await ctx.guard.check(request))) request = { ...ctx.base, messages: historyOf(ctx.conversation.turns) };
   for (let attempt = 0; ; attempt++) {
     const segments = new Segments(ctx.emitter, step);
     const deadline = new RequestDeadline(ctx.signal, ctx.config.requestTimeoutMs);
@@ -149,6 +153,7 @@ async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer
       if (answer.usage !== undefined) {
         await ctx.emitter.emit({ type: "usage.observed", usage: ctx.usage.add(answer.usage), provenance: { provider: PROVIDER } });
       }
+      ctx.guard?.observe(answer.usage, request.messages.length + 1);
       return answer;
     } catch (error) {
       deadline.clear();

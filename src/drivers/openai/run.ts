@@ -17,6 +17,8 @@ import { ConversationStore, newSessionId } from "./conversation-store.js";
 import { promptContent } from "./inputs.js";
 import { systemPrompt } from "./instructions.js";
 import { runLoop, type RunQueues } from "./loop.js";
+import { ContextGuard } from "./compaction.js";
+import type { ContextWindows } from "./context.js";
 import { McpServers } from "./mcp/servers.js";
 import { allowedBuiltins, Toolbox } from "./toolbox.js";
 import { builtinTools } from "./tools/index.js";
@@ -39,6 +41,8 @@ export interface RunContext {
   allowedFor(sessionId: string): Set<string>;
   /** Counts an MCP server process the run started, until it exits. */
   onSpawn(child: ProcessHandle): void;
+  /** The models' context windows (configured, or looked up once per model). */
+  windows: ContextWindows;
 }
 
 /** The conversation a run continues (or starts), and the id it is saved under. */
@@ -125,15 +129,19 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
       ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}),
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
     };
+    const client = ctx.client(OpenAIClass, apiKey);
+    const wire = config.api === "responses" ? responsesApi : chatApi;
+    const guard = config.compaction === undefined ? undefined : new ContextGuard({ settings: config.compaction, windows: ctx.windows, client, wire, conversation, store: ctx.store, emitter, usage, signal, requestTimeoutMs: config.requestTimeoutMs });
     const result = await runLoop({
-      client: ctx.client(OpenAIClass, apiKey),
-      wire: config.api === "responses" ? responsesApi : chatApi,
+      client,
+      wire,
       config,
       emitter,
       signal,
       base,
-      previous,
+      conversation,
       turn,
+      ...(guard !== undefined ? { guard } : {}),
       queues: ctx.queues,
       usage,
       tools: { request, toolbox, allowed: ctx.allowedFor(conversation.id) },

@@ -38,10 +38,20 @@ function sum(a: TurnTokens | undefined, b: TurnTokens): TurnTokens {
   return out;
 }
 
+/** The figures of several turns together; unknown (undefined) when one of them has none. */
+export function sumTurns(turns: readonly (TurnTokens | undefined)[]): TurnTokens | undefined {
+  let total: TurnTokens | undefined;
+  for (const tokens of turns) {
+    if (tokens === undefined) return undefined;
+    total = sum(total, tokens);
+  }
+  return total;
+}
+
 /** One turn's usage, request by request. */
 export class TurnUsage {
   readonly #before: TurnTokens | undefined;
-  readonly #contextSize: number | undefined;
+  #contextSize: number | undefined;
   #turn: TurnTokens | undefined;
   #context: number | undefined;
 
@@ -58,10 +68,16 @@ export class TurnUsage {
     this.#contextSize = contextSize;
   }
 
+  /** The context window, once it is known (looked up after the turn started). */
+  set contextSize(size: number | undefined) {
+    this.#contextSize = size;
+  }
+
   /** Adds one request; returns the usage to report now. */
-  add(request: RequestUsage): Usage {
+  add(request: RequestUsage, options: { context?: boolean } = {}): Usage {
     this.#turn = sum(this.#turn, request);
-    if (request.input !== undefined) this.#context = request.input + (request.output ?? 0);
+    // A side request (a compaction's summary) is paid for but is not what the next request starts from.
+    if (request.input !== undefined && options.context !== false) this.#context = request.input + (request.output ?? 0);
     return this.current()!;
   }
 

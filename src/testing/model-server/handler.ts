@@ -175,9 +175,9 @@ export function createRequestHandler(script: ModelScript, requests: CapturedRequ
     const dialect = listingDialect(record.path, req.headers, record.query);
     if (target.id === undefined) {
       record.status = 200;
-      return writeJson(res, 200, modelList(dialect, models));
+      return writeJson(res, 200, modelList(dialect, models, script.modelInfo));
     }
-    const one = modelEntry(dialect, models, target.id);
+    const one = modelEntry(dialect, models, target.id, script.modelInfo);
     if (one === undefined) {
       const message = `model not found: ${target.id}`;
       return refuse(res, record, 404, errorEnvelope(dialect, 404, message), message);

@@ -116,6 +116,8 @@ export const modelScriptSchema = z.strictObject({
   description: z.string().optional(),
   /** Model ids listed by `GET /v1/models` (default: ids named in `match.model`, else one default id). */
   models: z.array(z.string().min(1)).optional(),
+  /** Extra fields of a listed model's OpenAI-dialect entry, by id (e.g. `{ context_length: 4096 }`), in the listing and `GET /v1/models/{id}`. */
+  modelInfo: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   turns: z.array(turnSchema),
   auxiliary: z
     .strictObject({

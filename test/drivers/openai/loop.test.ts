@@ -161,7 +161,7 @@ for (const api of ["chat", "responses"] as const) {
       const agent = createAgent(driverFor(api, baseURL), { workspace });
       try {
         await agent.run("what is this?", { inputs: [input.fromPath("image", path)] });
-        const image = server!.requests[0]!.messages.flatMap((m) => m.parts).find((p) => p.type === "image");
+        const image = server!.requests.find((r) => r.dialect === api)!.messages.flatMap((m) => m.parts).find((p) => p.type === "image");
         expect(image).toMatchObject({ type: "image", source: "base64", mediaType: "image/png", byteLength: png.length, sha256: createHash("sha256").update(png).digest("hex") });
       } finally {
         await agent.close();

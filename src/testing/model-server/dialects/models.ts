@@ -42,9 +42,18 @@ function entry(dialect: ListingDialect, id: string): JsonRecord {
   }
 }
 
+/** Extra fields of OpenAI-dialect entries, by model id (the script's `modelInfo`). */
+export type ModelInfoFields = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+function entryWith(dialect: ListingDialect, id: string, info: ModelInfoFields | undefined): JsonRecord {
+  const base = entry(dialect, id);
+  const extra = dialect === "openai" ? info?.[id] : undefined;
+  return extra === undefined ? base : ({ ...extra, ...base } as JsonRecord);
+}
+
 /** The listing body. */
-export function modelList(dialect: ListingDialect, ids: readonly string[]): unknown {
-  const entries = ids.map((id) => entry(dialect, id));
+export function modelList(dialect: ListingDialect, ids: readonly string[], info?: ModelInfoFields): unknown {
+  const entries = ids.map((id) => entryWith(dialect, id, info));
   switch (dialect) {
     case "gemini":
       return { models: entries };
@@ -56,7 +65,7 @@ export function modelList(dialect: ListingDialect, ids: readonly string[]): unkn
 }
 
 /** One model; `undefined` when the id is not listed. */
-export function modelEntry(dialect: ListingDialect, ids: readonly string[], id: string): unknown {
+export function modelEntry(dialect: ListingDialect, ids: readonly string[], id: string, info?: ModelInfoFields): unknown {
   const bare = id.replace(/^models\//, "");
-  return ids.includes(bare) ? entry(dialect, bare) : undefined;
+  return ids.includes(bare) ? entryWith(dialect, bare, info) : undefined;
 }
