@@ -6,7 +6,7 @@
 import { ConfigError } from "../../errors/index.js";
 import type { GateState, SessionState } from "../../session/types.js";
 import type { ReconfigureMechanism } from "./reconfigure.js";
-import type { SlashCollision, SlashCommandName, SlashOutcomeCode } from "./types.js";
+import type { SlashCollision, SlashCommandName, SlashOutcomeCode } from "./vocabulary.js";
 
 /** What `/status` shows, formatted. */
 export interface StatusView {

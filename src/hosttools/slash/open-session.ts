@@ -1,11 +1,10 @@
 /** The session `/new`, `/resume` and `/fork` open when the host gives no `openSession`. */
 import type { Agent } from "../../agent/agent.js";
-import { ConfigError } from "../../errors/index.js";
+import { createSession } from "../../session/open.js";
 import type { Session } from "../../session/types.js";
 import type { OpenSessionRequest } from "./types.js";
 
-export function defaultOpenSession(_agent: Agent): (request: OpenSessionRequest) => Promise<Session> {
-  return async () => {
-    throw new ConfigError("createSlashCommands: pass openSession to open sessions");
-  };
+/** A new in-memory session over the request's thread (a fresh thread for `/new`). */
+export function defaultOpenSession(agent: Agent): (request: OpenSessionRequest) => Promise<Session> {
+  return (request) => createSession(agent, request.threadId !== undefined ? { threadId: request.threadId } : {});
 }

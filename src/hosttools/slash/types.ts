@@ -7,9 +7,10 @@ import type { Agent } from "../../agent/agent.js";
 import type { NativeCommandInfo } from "../../inspect/types.js";
 import type { Session } from "../../session/types.js";
 import type { SlashMessages } from "./messages.js";
+import type { SlashCollision, SlashCommandName, SlashOutcomeCode } from "./vocabulary.js";
 
-/** The portable commands, in the order `/help` presents them. */
-export type SlashCommandName = "new" | "resume" | "fork" | "model" | "effort" | "status" | "help" | "clear" | "compact" | "goal";
+export type { SlashCollision, SlashCommandName, SlashOutcomeCode } from "./vocabulary.js";
+
 
 /**
  * What happens when a typed command is also one of the provider's native commands (from the
@@ -70,16 +71,6 @@ export interface ParsedSlash {
   rest: string;
 }
 
-/** Why a failed or refused command did not do what was asked. */
-export type SlashOutcomeCode =
-  | "unknown_command"
-  | "usage"
-  | "collision"
-  | "unsupported"
-  | "busy"
-  | "not_found"
-  | "failed";
-
 /** The text is not for the slash tool: send it to the session as a prompt (`session.submit`). */
 export interface SlashNotHandled {
   handled: false;
@@ -106,15 +97,6 @@ export interface SlashHandled {
 }
 
 export type SlashDispatch = SlashNotHandled | SlashHandled;
-
-/** A portable command name (or alias) that is also a native command of the provider. */
-export interface SlashCollision {
-  /** The colliding word, without the slash. */
-  name: string;
-  command: SlashCommandName;
-  /** What the policy does with it: `native` (sent to the provider), `portable` (ours runs) or `refused`. */
-  resolution: "native" | "portable" | "refused";
-}
 
 /** The provider's native commands as the slash tool knows them. */
 export type NativeCommandsView =

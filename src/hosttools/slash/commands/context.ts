@@ -54,6 +54,7 @@ export function usage(context: SlashContext, line: ParsedSlash & { command: Slas
 export function failure(context: SlashContext, command: SlashCommandName, error: unknown): CommandOutcome {
   const message = error instanceof Error ? error.message : String(error);
   if (AdaptorError.is(error) && error.code === "feature_unsupported") return refused("unsupported", context.messages.unsupported(command, message), error);
+  if (AdaptorError.is(error) && error.code === "session_busy") return refused("busy", context.messages.busy(command), error);
   const code = AdaptorError.is(error) ? error.code : undefined;
   return refused("failed", context.messages.failed(command, message, code), error);
 }

@@ -6,7 +6,7 @@
 import type { ModelInfo } from "../../../inspect/types.js";
 import type { SettingView } from "../messages.js";
 import { reconfigureMechanism } from "../reconfigure.js";
-import { canConfigure, runSettings } from "../session-settings.js";
+import { runSettings } from "../session-settings.js";
 import { done, failure, refused, usage, type CommandHandler, type CommandOutcome, type SlashContext } from "./context.js";
 
 const RESET = "--reset";
@@ -76,7 +76,6 @@ export const effort: CommandHandler = async (context, line) => {
 
 async function change(context: SlashContext, setting: "model" | "effort", value: string | null, notes: string[]): Promise<CommandOutcome> {
   const session = context.current();
-  if (!canConfigure(session)) return refused("unsupported", context.messages.unsupported(setting, "this session cannot change the settings of its later runs"));
   const runInFlight = session.status().inFlight !== undefined;
   try {
     await session.configure({ [setting]: value });
