@@ -12,7 +12,11 @@ export function nativeName(command: NativeCommandInfo): string {
   return command.name.replace(/^\//, "").toLowerCase();
 }
 
-/** Reads the agent's inspection at most once until refreshed; concurrent callers share one read. */
+/**
+ * Reads the agent's inspection once and keeps it until refreshed; concurrent callers share one
+ * read. A failed read is not kept: the next caller reads again (a provider that was briefly
+ * unreachable does not leave the collision policy blind for good).
+ */
 export class InspectionCache {
   readonly #agent: Agent;
   #pending: Promise<Inspection | Error> | undefined;
@@ -24,7 +28,11 @@ export class InspectionCache {
   /** The inspection, or the error it failed with (never rejects). */
   get(refresh = false): Promise<Inspection | Error> {
     if (refresh || this.#pending === undefined) {
-      this.#pending = this.#agent.inspect().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      const pending: Promise<Inspection | Error> = this.#agent.inspect().catch((error: unknown) => {
+        if (this.#pending === pending) this.#pending = undefined;
+        return error instanceof Error ? error : new Error(String(error));
+      });
+      this.#pending = pending;
     }
     return this.#pending;
   }

@@ -86,7 +86,7 @@ describe("collision policy", () => {
     expect(r.driver.probe.calls.inspect).toBe(inspections);
   });
 
-  it("reads the list once and again on refresh; a failed inspection leaves it unknown", async () => {
+  it("reads the list once and again on refresh; a failed inspection leaves it unknown until the next read", async () => {
     let calls = 0;
     const driver = fakeDriver({
       inspect: () => {
@@ -100,10 +100,12 @@ describe("collision policy", () => {
     try {
       const slash = createSlashCommands({ session, agent, collisions: "native-first" });
       expect(await slash.nativeCommands()).toMatchObject({ known: false, reason: expect.stringContaining("provider down") });
-      expect(await slash.dispatch("/compact")).toMatchObject({ handled: true, code: "unsupported" });
-      expect(await slash.nativeCommands({ refresh: true })).toMatchObject({ known: true });
+      // The failure is not kept: the next line reads again, and the list is then kept.
       expect(await slash.dispatch("/compact")).toEqual({ handled: false, reason: "native" });
+      expect(await slash.dispatch("/review")).toEqual({ handled: false, reason: "native" });
       expect(calls).toBe(2);
+      expect(await slash.nativeCommands({ refresh: true })).toMatchObject({ known: true });
+      expect(calls).toBe(3);
     } finally {
       await session.close();
       await agent.close();

@@ -177,12 +177,36 @@ describe("/new, /resume, /fork", () => {
     await using r = await rig({ driver: { script: { steps: [{ markDelivered: true }, { waitForAbort: true }] } } });
     await r.session.submit("long");
     await waitFor(r.session, (e) => e.type === "run.started");
-    for (const line of ["/new", "/fork", "/resume other"]) {
+    for (const line of ["/new", "/fork", "/resume other", "/clear"]) {
       expect(handled(await r.slash.dispatch(line))).toMatchObject({ ok: false, code: "busy" });
     }
     expect(r.slash.session).toBe(r.session);
     expect(r.session.status().inFlight).toBeDefined();
     await r.session.interrupt();
+  });
+
+  it("runs concurrent switches one at a time, each from the session the one before left current", async () => {
+    await using r = await rig();
+    const first = r.session;
+    const [a, b] = await Promise.all([r.slash.dispatch("/new"), r.slash.dispatch("/new")]).then((outs) => outs.map(handled));
+    expect(a!.switchedFrom).toBe(first);
+    expect(b!.switchedFrom).toBe(a!.session);
+    expect(r.slash.session).toBe(b!.session);
+    expect(new Set([first.id, a!.session.id, b!.session.id]).size).toBe(3);
+    expect(a!.session.state()).not.toBe("running");
+    await expect(a!.session.submit("closed?")).rejects.toThrow();
+  });
+
+  it("after the session is archived, its commands fail typed and /new still opens a fresh one", async () => {
+    await using r = await rig();
+    await r.session.archive();
+    const refusedModel = handled(await r.slash.dispatch("/model x"));
+    expect(refusedModel).toMatchObject({ ok: false, code: "failed" });
+    expect(refusedModel.output).toMatch(/^\/model failed \(session_archived\): /);
+    expect(handled(await r.slash.dispatch("/status")).output).toContain(": archived");
+    const out = handled(await r.slash.dispatch("/new"));
+    expect(out.ok).toBe(true);
+    await runTurn(out.session, "fresh start");
   });
 
   it("uses the host's openSession and keeps the previous session open when asked", async () => {

@@ -1,9 +1,11 @@
 /** `/clear` and `/compact`: the session's own operations (a fresh provider conversation; native compaction). */
-import { done, failure, usage, type CommandHandler } from "./context.js";
+import { done, failure, refused, usage, type CommandHandler } from "./context.js";
 
 export const clear: CommandHandler = async (context, line) => {
   if (line.args.length > 0) return usage(context, line);
   const session = context.current();
+  // The session's clear() cancels a run in flight; an operator's /clear waits for an explicit interrupt instead.
+  if (session.status().inFlight !== undefined) return refused("busy", context.messages.busy("clear"));
   try {
     await session.clear();
   } catch (error) {
