@@ -41,6 +41,8 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
   private error: AdaptorError | undefined;
   private waiter: ((result: IteratorResult<SessionEvent>) => void) | undefined;
   private chain: Promise<unknown> = Promise.resolve();
+  /** `next()` calls not yet settled. */
+  private outstanding = 0;
   private readonly onAbort = (): void => this.end();
 
   constructor(
@@ -60,9 +62,28 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
   }
 
   next(): Promise<IteratorResult<SessionEvent>> {
+    if (this.outstanding === 0) {
+      // The hot path of a consumer that keeps up: no chaining, no async step.
+      if (this.qhead < this.queue.length) return Promise.resolve(this.take());
+      if (this.mode === "live" && this.error === undefined) {
+        this.outstanding = 1;
+        const waiting = new Promise<IteratorResult<SessionEvent>>((resolve) => {
+          this.waiter = (result) => {
+            this.outstanding -= 1;
+            resolve(result);
+          };
+        });
+        this.chain = waiting;
+        return waiting;
+      }
+    }
     // Calls are served in order even when a consumer does not await each one.
+    this.outstanding += 1;
     const step = this.chain.then(() => this.step());
-    this.chain = step.catch(() => undefined);
+    const settle = (): void => {
+      this.outstanding -= 1;
+    };
+    this.chain = step.then(settle, settle);
     return step;
   }
 

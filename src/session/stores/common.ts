@@ -142,24 +142,28 @@ export interface StoredEvent {
 }
 
 /**
- * Checks an append's shape — every event of session `id`, `seq` ascending by one, `at` a number —
- * and serializes it. Whether it continues the stored log is the store's atomic check.
+ * Checks an append's shape — every event of session `id`, `seq` ascending by one, `at` whole
+ * epoch ms, `event` an object. Whether it continues the stored log is the store's atomic check.
  */
-export function checkEvents(id: string, events: readonly SessionEvent[]): StoredEvent[] {
+export function checkEventShape(id: string, events: readonly SessionEvent[]): void {
   if (!Array.isArray(events)) fail("events must be an array");
-  const out: StoredEvent[] = [];
+  let previous: number | undefined;
   for (const entry of events) {
     const raw = requireObject(entry, "an event");
     if (raw.sessionId !== id) fail("an event belongs to another session");
     const seq = raw.seq;
     if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1) fail("an event's seq must be a positive integer");
-    const previous = out[out.length - 1];
-    if (previous !== undefined && seq !== previous.seq + 1) throw seqConflict(previous.seq + 1, seq);
+    if (previous !== undefined && seq !== previous + 1) throw seqConflict(previous + 1, seq);
+    previous = seq;
     if (typeof raw.at !== "number" || !Number.isSafeInteger(raw.at)) fail("an event's at must be whole epoch milliseconds");
-    const event = requireObject(raw.event, "an event's event");
-    out.push({ seq, at: raw.at, json: JSON.stringify(event) });
+    requireObject(raw.event, "an event's event");
   }
-  return out;
+}
+
+/** {@link checkEventShape}, then each event serialized on its own. */
+export function checkEvents(id: string, events: readonly SessionEvent[]): StoredEvent[] {
+  checkEventShape(id, events);
+  return events.map((entry) => ({ seq: entry.seq, at: entry.at, json: JSON.stringify(entry.event) }));
 }
 
 export function toEvent(id: string, seq: number, at: number, json: string): SessionEvent {

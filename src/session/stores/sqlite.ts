@@ -21,7 +21,7 @@ import { ConfigError, LeaseLostError, SessionExistsError, SessionNotFoundError, 
 import type { NewSessionRecord, SessionEvent, SessionPatch, SessionRecord, SessionState, SessionStore } from "../types.js";
 import {
   applyPatch,
-  checkEvents,
+  checkEventShape,
   checkListOptions,
   checkNewSession,
   checkOwner,
@@ -30,10 +30,10 @@ import {
   checkTtl,
   seqConflict,
   storeClosed,
-  toEvent,
   toRecord,
   type RecordBody,
 } from "./common.js";
+import { EVENT_CHUNKS_TABLE, eventChunks } from "./sqlite-events.js";
 import { sqliteFailure } from "./sqlite-failure.js";
 
 /** An open better-sqlite3 `Database` (the part of it the store relies on to recognise one). */
@@ -84,13 +84,7 @@ const MIGRATIONS: readonly string[] = [
      updated_at       TEXT NOT NULL
    ) STRICT;
    CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id);
-   CREATE TABLE session_events (
-     session_id TEXT NOT NULL,
-     seq        INTEGER NOT NULL,
-     at         INTEGER NOT NULL,                -- epoch ms
-     json       TEXT NOT NULL,                   -- the event
-     PRIMARY KEY (session_id, seq)
-   ) STRICT, WITHOUT ROWID;`,
+   ${EVENT_CHUNKS_TABLE}`,
 ];
 
 /** The session schema version this code writes. */
@@ -188,7 +182,6 @@ function prepare(db: BetterSqlite3.Database) {
     listAll: db.prepare(`SELECT ${columns} FROM sessions ORDER BY updated_at DESC, id LIMIT ?`),
     listState: db.prepare(`SELECT ${columns} FROM sessions WHERE state = ? ORDER BY updated_at DESC, id LIMIT ?`),
     delete: db.prepare(`DELETE FROM sessions WHERE id = ?`),
-    deleteEvents: db.prepare(`DELETE FROM session_events WHERE session_id = ?`),
     acquire: db.prepare(
       `UPDATE sessions SET owner = @owner, owner_expires_at = @expires
        WHERE id = @id AND (owner IS NULL OR owner_expires_at <= @now OR owner = @owner)`,
@@ -203,17 +196,7 @@ function prepare(db: BetterSqlite3.Database) {
       `UPDATE sessions SET last_seq = @last
        WHERE id = @id AND owner = @owner AND owner_expires_at > @now AND last_seq = @first - 1`,
     ),
-    insertEvent: db.prepare(`INSERT INTO session_events (session_id, seq, at, json) VALUES (?, ?, ?, ?)`),
-    read: db.prepare(`SELECT seq, at, json FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
     lastSeq: db.prepare(`SELECT last_seq FROM sessions WHERE id = ?`).pluck(),
-    trimCount: db.prepare(
-      `DELETE FROM session_events WHERE session_id = @id AND seq <= (SELECT last_seq FROM sessions WHERE id = @id) - @keep`,
-    ),
-    // Age: the oldest events, up to the first one young enough (trimming keeps the log a contiguous suffix).
-    trimAge: db.prepare(
-      `DELETE FROM session_events WHERE session_id = @id
-         AND seq < coalesce((SELECT min(seq) FROM session_events WHERE session_id = @id AND at >= @cutoff), 9007199254740991)`,
-    ),
   };
 }
 
@@ -242,10 +225,12 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
   const eventSync = options.eventSynchronous === "full" ? "FULL" : "NORMAL";
   let schemaVersion: number;
   let sql: ReturnType<typeof prepare>;
+  let chunks: ReturnType<typeof eventChunks>;
   try {
     if (own) db.pragma(`synchronous = ${recordSync}`);
     schemaVersion = migrate(db);
     sql = prepare(db);
+    chunks = eventChunks(db);
   } catch (err) {
     if (own) db.close();
     throw sqliteFailure(err, path, busyTimeoutMs);
@@ -313,7 +298,7 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
 
     async delete(id: string): Promise<boolean> {
       return write(() => {
-        sql.deleteEvents.run(id);
+        chunks.dropAll(id);
         return sql.delete.run(id).changes === 1;
       });
     },
@@ -355,29 +340,28 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
     },
 
     async appendEvents(id: string, owner: string, events: readonly SessionEvent[]): Promise<void> {
-      const stored = checkEvents(id, events);
+      checkEventShape(id, events);
       write(() => {
-        if (stored.length === 0) {
+        const at = now();
+        if (events.length === 0) {
           const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null } | undefined;
-          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= now()) throw refusal(id);
+          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= at) throw refusal(id);
           return;
         }
-        const first = stored[0]!.seq;
-        const last = stored[stored.length - 1]!.seq;
-        if (sql.advance.run({ id, owner, now: now(), first, last }).changes !== 1) {
+        const first = events[0]!.seq;
+        const last = events[events.length - 1]!.seq;
+        if (sql.advance.run({ id, owner, now: at, first, last }).changes !== 1) {
           const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null; last_seq: number } | undefined;
-          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= now()) throw refusal(id);
+          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= at) throw refusal(id);
           throw seqConflict(found.last_seq + 1, first);
         }
-        for (const event of stored) sql.insertEvent.run(id, event.seq, event.at, event.json);
+        chunks.append(id, events);
       }, eventSync);
     },
 
     async readEvents(id: string, readOptions: { after: number; limit?: number }): Promise<SessionEvent[]> {
       const { after, limit } = checkReadOptions(readOptions);
-      return read(() =>
-        (sql.read.all(id, after, limit) as { seq: number; at: number; json: string }[]).map((row) => toEvent(id, row.seq, row.at, row.json)),
-      );
+      return read(() => chunks.read(id, after, limit));
     },
 
     async lastSeq(id: string): Promise<number> {
@@ -388,8 +372,10 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
       const { maxEvents, maxAgeMs } = checkRetention(retention);
       return write(() => {
         let dropped = 0;
-        if (maxEvents !== undefined) dropped += sql.trimCount.run({ id, keep: maxEvents }).changes;
-        if (maxAgeMs !== undefined) dropped += sql.trimAge.run({ id, cutoff: now() - maxAgeMs }).changes;
+        const last = sql.lastSeq.get(id) as number | undefined;
+        if (last === undefined) return 0;
+        if (maxEvents !== undefined) dropped += chunks.dropThrough(id, last - maxEvents);
+        if (maxAgeMs !== undefined) dropped += chunks.dropOlderThan(id, now() - maxAgeMs);
         return dropped;
       }, eventSync);
     },

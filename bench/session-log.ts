@@ -1,0 +1,145 @@
+/**
+ * Append + fan-out throughput of a session's event log on SQLite, against the plain run stream of
+ * the same events (issue #18: at least 0.8× of it).
+ *
+ *   node scripts/bench.mjs session-log [--n 200000] [--reps 5] [--warmup 1] [--subscribers 3]
+ *
+ * Plain: `for await (const e of agent.stream(...))` over the fake driver writing N message
+ * deltas (its real child process, as bench/events.ts).
+ * Logged: the same stream, every event appended to an event log over a SQLite session store (a
+ * file in the temp directory) and read by `--subscribers` live subscribers; timed until every
+ * subscriber has every event and `flush()` has made them durable.
+ *
+ * Both sides are repeated alternately so drifting load hits them alike; medians are reported. The
+ * last line printed is one JSON object with the figures.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+
+import { createAgent } from "../src/index.js";
+import { openEventLog } from "../src/session/event-log.js";
+import { sqliteSessionStore } from "../src/session/stores/sqlite.js";
+import type { SessionStore } from "../src/session/types.js";
+import { fakeDriver } from "../src/testing/index.js";
+import { formatLoad, int, median } from "./stats.js";
+
+interface Options {
+  n: number;
+  reps: number;
+  warmup: number;
+  subscribers: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { n: 200_000, reps: 5, warmup: 1, subscribers: 3 };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
+    const key = flag.replace(/^--/, "");
+    if (!(key in options)) throw new Error(`unknown option ${flag} (use --n, --reps, --warmup, --subscribers)`);
+    const value = Number((inline ?? argv[++i] ?? "").replaceAll("_", ""));
+    if (!Number.isInteger(value) || value < (key === "warmup" ? 0 : 1)) throw new Error(`${flag} needs a positive integer`);
+    options[key as keyof Options] = value;
+  }
+  return options;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+function agentFor(n: number) {
+  return createAgent(fakeDriver({ process: true, script: { steps: [{ deltas: { count: n, itemId: "m1", text: "x" } }] } }));
+}
+
+/** The plain run stream: events per second. */
+async function plainOnce(n: number): Promise<number> {
+  const agent = agentFor(n);
+  try {
+    let deltas = 0;
+    const start = performance.now();
+    for await (const event of agent.stream("bench")) if (event.type === "message.delta") deltas++;
+    const ms = performance.now() - start;
+    if (deltas !== n) throw new Error(`plain: ${deltas} of ${n} deltas`);
+    return ms;
+  } finally {
+    await agent.close();
+  }
+}
+
+let sessions = 0;
+/** The same stream through an event log on `store` with `subscribers` live readers. */
+async function loggedOnce(n: number, store: SessionStore, subscribers: number): Promise<number> {
+  const id = `bench-${++sessions}`;
+  await store.create({
+    id,
+    threadId: id,
+    driver: "fake",
+    workspace: "/w",
+    state: "idle",
+    gate: { open: true },
+    guardrails: { spentUsd: 0, spentTokens: 0, budget: {} },
+    queue: [],
+    settings: { idleSleepMs: 0, inboxCap: 100 },
+    metadata: {},
+  });
+  await store.acquireOwner(id, "bench", 600_000);
+  const agent = agentFor(n);
+  const log = await openEventLog({ store, sessionId: id, owner: "bench" });
+  try {
+    const start = performance.now();
+    const readers = Array.from({ length: subscribers }, async () => {
+      let deltas = 0;
+      for await (const entry of log.subscribe()) {
+        if (entry.event.type === "message.delta" && ++deltas === n) return deltas;
+      }
+      return deltas;
+    });
+    for await (const event of agent.stream("bench")) log.append(event);
+    const counts = await Promise.all(readers);
+    await log.flush();
+    const ms = performance.now() - start;
+    if (counts.some((count) => count !== n)) throw new Error(`logged: subscribers got ${counts.join(", ")} of ${n} deltas`);
+    return ms;
+  } finally {
+    await log.close();
+    await agent.close();
+    await store.delete(id);
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const dir = mkdtempSync(join(tmpdir(), "aa-bench-session-log-"));
+  const store = sqliteSessionStore({ path: join(dir, "sessions.db") });
+  const loadBefore = loadavg();
+  console.log(
+    `session-log: n=${int(options.n)} events, ${options.subscribers} subscribers, reps=${options.reps} (+${options.warmup} warmup), ` +
+      `${availableParallelism()} CPUs, load average ${formatLoad(loadBefore)} (1/5/15 min)`,
+  );
+  const plain: number[] = [];
+  const logged: number[] = [];
+  try {
+    for (let rep = 0; rep < options.warmup + options.reps; rep++) {
+      // Alternate which side goes first.
+      const order = rep % 2 === 0 ? (["plain", "logged"] as const) : (["logged", "plain"] as const);
+      for (const side of order) {
+        gc();
+        const ms = side === "plain" ? await plainOnce(options.n) : await loggedOnce(options.n, store, options.subscribers);
+        if (rep >= options.warmup) (side === "plain" ? plain : logged).push(ms);
+      }
+    }
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const plainRate = options.n / (median(plain) / 1000);
+  const loggedRate = options.n / (median(logged) / 1000);
+  const ratio = loggedRate / plainRate;
+  console.log(`plain run stream:              ${int(plainRate)} events/s (median of ${plain.length})`);
+  console.log(`event log on SQLite + fan-out: ${int(loggedRate)} events/s (median of ${logged.length})`);
+  console.log(`ratio logged / plain:          ${ratio.toFixed(3)} (target ≥ 0.8)`);
+  console.log(`load average after: ${formatLoad(loadavg())}`);
+  console.log(JSON.stringify({ n: options.n, subscribers: options.subscribers, plainRate, loggedRate, ratio, loadBefore, loadAfter: loadavg() }));
+}
+
+await main();
