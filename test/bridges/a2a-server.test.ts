@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { createAgent, type Agent } from "../../src/agent/agent.js";
-import { fakeDriver, type FakeRunScript } from "../../src/testing/fake-driver/driver.js";
+import { fakeDriver } from "../../src/testing/fake-driver/driver.js";
+import type { FakeRunScript } from "../../src/testing/fake-driver/script.js";
 import { EVENT_METADATA_KEY } from "../../src/bridges/a2a/protocol.js";
 import { data, request, serve, text, textOf, userMessage, type Served } from "./a2a-helpers.js";
 
@@ -118,7 +119,8 @@ describe("a2aServer with the @a2a-js/sdk client", () => {
     // A refused answer keeps the task waiting and says why.
     const refused = await collect(client.sendMessageStream(request(userMessage([text("maybe")], { taskId: status!.taskId, contextId: status!.contextId }))));
     expect(stateOf(refused.at(-1))).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    expect(textOf(refused.at(-1)!.payload?.$case === "statusUpdate" ? refused.at(-1)!.payload!.value.status?.message : undefined)).toContain("answer refused");
+    const refusal = refused.at(-1)!.payload;
+    expect(textOf(refusal?.$case === "statusUpdate" ? refusal.value.status?.message : undefined)).toContain("answer refused");
 
     const rest = await collect(client.sendMessageStream(request(userMessage([data({ optionId: "ok" })], { taskId: status!.taskId, contextId: status!.contextId }))));
     expect(rest[0]?.payload?.$case).toBe("task");

@@ -5,3 +5,6 @@
  */
 export { a2aServer } from "./server/server.js";
 export type { A2AServer, A2AServerOptions } from "./server/server.js";
+export { a2a } from "./driver/driver.js";
+export type { A2ADriver } from "./driver/driver.js";
+export type { A2AAuth, A2AConfig } from "./driver/config.js";
