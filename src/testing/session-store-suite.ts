@@ -181,9 +181,13 @@ function registerRecordCases({ it, timeout, withStore, reopen }: SuiteContext): 
     patch.inFlight.promptIds.push("mutated");
     const got = await store.get(input.id);
     assert.deepEqual(got?.inFlight?.promptIds, ["p1", "p2"], "the patch is copied");
-    const cleared = await store.update(input.id, "host", { clear: ["inFlight"], threadId: "thread-2" });
+    const settings = { ...created.settings, inboxCap: 7, retention: { maxEvents: 50 } };
+    const cleared = await store.update(input.id, "host", { clear: ["inFlight"], threadId: "thread-2", settings, metadata: { a: "b" } });
     assert.equal(cleared.inFlight, undefined);
     assert.equal(cleared.threadId, "thread-2");
+    assert.deepEqual(cleared.settings, settings, "settings are patchable");
+    assert.deepEqual(cleared.metadata, { a: "b" });
+    assert.deepEqual(await store.get(input.id), cleared, "what update returned is what is stored");
   }), timeout);
 
   it("refuses a patch from anyone but the live owner with lease_lost", withStore(async (store) => {
