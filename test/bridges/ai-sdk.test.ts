@@ -7,7 +7,8 @@
  */
 import { AbstractChat, DefaultChatTransport, readUIMessageStream, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from "ai";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
-import { createAgent, type Agent, type RunStream } from "../../src/index.js";
+import { createAgent, createSession, type Agent, type RunStream } from "../../src/index.js";
+import type { AgentEvent } from "../../src/events/public.js";
 import { fakeDriver, type FakeRunScript } from "../../src/testing/index.js";
 import { writeUIMessageStream, toUIMessageStream, type AgentUIDataTypes, type AgentUIMessageChunk, type AgentUIMessageMetadata } from "../../src/bridges/ai-sdk/index.js";
 import { sseActionsNodeHandler } from "../../src/bridges/sse/index.js";
@@ -197,6 +198,48 @@ describe("toUIMessageStream read by the AI SDK", () => {
     } finally {
       await cancelling.close();
     }
+  });
+
+  it("over a session's log: the message is the first run after `from`, session notices and earlier runs skipped", async () => {
+    agent = createAgent(fakeDriver({ script: (prompt) => ({ steps: [{ markDelivered: true }, { emit: { type: "message.completed", itemId: "m", text: `echo ${prompt}` } }], text: `echo ${prompt}` }) }));
+    const session = await createSession(agent);
+    try {
+      await session.submit("one");
+      for await (const entry of session.events()) if (entry.event.type === "run.completed") break;
+      const from = session.status().lastSeq;
+      await session.submit("two");
+      let last: AgentUIMessage | undefined;
+      for await (const message of readUIMessageStream<AgentUIMessage>({ stream: toUIMessageStream(session, { from }) as ReadableStream<UIMessageChunk> })) last = message;
+      expect(last?.parts.filter((p) => p.type === "text").map((p) => p.text)).toEqual(["echo two"]);
+      expect(last?.metadata).toMatchObject({ status: "completed", driver: "fake" });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("an approval asked before its call started gets a part the call then fills in, still asking; questions are data parts", async () => {
+    const base = { runId: "run_1", at: 1 };
+    const events = [
+      { ...base, seq: 0, type: "run.started", driver: "claude", schemaVersion: 1 },
+      { ...base, seq: 1, type: "approval.requested", requestId: "perm-1", kind: "command", callId: "toolu_1", summary: "Bash: ls", options: [{ id: "allow", label: "Allow", kind: "allow_once" }] },
+      { ...base, seq: 2, type: "tool.started", callId: "toolu_1", kind: "command", name: "Bash", title: "ls", command: "ls" },
+      { ...base, seq: 3, type: "approval.resolved", requestId: "perm-1", decision: { decision: "allow" }, by: "handler" },
+      { ...base, seq: 4, type: "tool.completed", callId: "toolu_1", status: "failed", output: "ls: denied", exitCode: 2 },
+      { ...base, seq: 5, type: "question.requested", requestId: "q-1", questions: [{ id: "db", question: "Which?" }] },
+      { ...base, seq: 6, type: "question.resolved", requestId: "q-1", answered: false, by: "timeout" },
+      { ...base, seq: 7, type: "run.completed", result: { runId: "run_1", status: "completed", text: "", durationMs: 3 } },
+    ] as AgentEvent[];
+    const snapshots: AgentUIMessage[] = [];
+    for await (const message of readUIMessageStream<AgentUIMessage>({ stream: toUIMessageStream(events) as ReadableStream<UIMessageChunk> })) snapshots.push(structuredClone(message));
+    const toolStates = snapshots.map((m) => m.parts.find((p) => p.type === "dynamic-tool")).map((p) => (p ? `${p.toolName}:${p.state}` : "-"));
+    // Asked before the call: a part named by the request's kind; filled in by tool.started, still asking.
+    expect(toolStates).toContain("command:approval-requested");
+    expect(toolStates).toContain("Bash:approval-requested");
+    expect(toolStates.indexOf("command:approval-requested")).toBeLessThan(toolStates.indexOf("Bash:approval-requested"));
+    const last = snapshots.at(-1)!;
+    expect(last.parts.find((p) => p.type === "dynamic-tool")).toMatchObject({ toolName: "Bash", state: "output-error", errorText: "ls: denied (exit code 2)" });
+    expect(last.parts.find((p) => p.type === "data-question")).toMatchObject({ id: "q-1", data: { status: "declined", by: "timeout", questions: [{ id: "db" }] } });
+    expect(last.parts.filter((p) => p.type === "dynamic-tool")).toHaveLength(1);
   });
 
   it("its chunk type is the AI SDK's UIMessageChunk for the bridge's metadata and data parts", () => {
