@@ -46,7 +46,7 @@ async function probeAuth(sdk: A2ASdk, remote: Remote, card: AgentCard, signal: A
 function authPanel(config: A2AConfig, card: AgentCard, probe: Probe, record: Evidence): InspectResponse["auth"] {
   if (!probe.ok) return unavailable(probe.refused ? "auth_required" : "provider_error", probe.message, [record]);
   const configured = Object.keys(authHeaders(config.auth)).length > 0;
-  const required = card.securityRequirements.length > 0 || Object.keys(card.securitySchemes).length > 0;
+  const required = (card.securityRequirements ?? []).length > 0 || Object.keys(card.securitySchemes ?? {}).length > 0;
   const report: AuthReport = configured ? { signedIn: true, method: config.auth?.token !== undefined || config.auth?.tokenEnv !== undefined ? "bearer" : "headers", ...(required ? { required: true } : {}) } : { signedIn: false, required };
   return observed(report, [record]);
 }
@@ -84,7 +84,7 @@ export async function inspectRemote(config: A2AConfig, importer: A2ASdkImporter 
   const probeRecord = evidence({ transport: TRANSPORT, method: "GetTask", scope: "account", startedAt: probeStarted, providerVersion: version });
   const { skills, commands } = skillsOf(card);
   const none = (what: string) => unsupported<never>(`an A2A agent card names no ${what}`, [], "not_applicable");
-  const protocolVersion = card.supportedInterfaces[0]?.protocolVersion;
+  const protocolVersion = card.supportedInterfaces?.[0]?.protocolVersion;
   const features = [...(card.capabilities?.streaming ? ["streaming"] : []), ...(card.capabilities?.pushNotifications ? ["push_notifications"] : [])];
   return {
     environment: observed({ agentName: card.name, ...(version !== undefined ? { version } : {}), ...(protocolVersion ? { protocolVersion } : {}), capabilities: { features } }, [cardRecord]),
