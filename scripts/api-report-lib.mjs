@@ -24,6 +24,7 @@ export const REPORTS = Object.freeze([
   Object.freeze({ entry: "agent-adaptor/bridges/ai-sdk", config: "api-extractor.ai-sdk.json", report: "agent-adaptor-bridges-ai-sdk.api.md" }),
   Object.freeze({ entry: "agent-adaptor/bridges/ag-ui", config: "api-extractor.ag-ui.json", report: "agent-adaptor-bridges-ag-ui.api.md" }),
   Object.freeze({ entry: "agent-adaptor/bridges/otel", config: "api-extractor.otel.json", report: "agent-adaptor-bridges-otel.api.md" }),
+  Object.freeze({ entry: "agent-adaptor/bridges/a2a", config: "api-extractor.a2a.json", report: "agent-adaptor-bridges-a2a.api.md" }),
   Object.freeze({ entry: "agent-adaptor/hosttools/slash", config: "api-extractor.slash.json", report: "agent-adaptor-hosttools-slash.api.md" }),
 ]);
 
