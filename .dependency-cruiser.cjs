@@ -97,6 +97,13 @@ module.exports = {
       to: { path: "^src/drivers/", pathNot: ["^src/drivers/$1/", "^src/drivers/stream-json/"] },
     },
     {
+      name: "bridge-driver-beside-core",
+      severity: "error",
+      comment: "A bridge's client driver (src/bridges/<name>/driver/) is a driver: it stands on the SPI, never on core, threads, a driver, testing, or its bridge's server side (which may use core).",
+      from: { path: "^src/bridges/([^/]+)/driver/" },
+      to: { path: ["^src/(agent|thread|drivers|testing|cli)/", "^src/bridges/$1/server/"] },
+    },
+    {
       name: "testing-below-cli",
       severity: "error",
       comment: "The testing kit is a library subpath; the CLI is an application on top of everything and nothing imports it.",
