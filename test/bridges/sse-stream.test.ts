@@ -10,7 +10,7 @@ import { Hono } from "hono";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgent, RunCancelledError, type Agent } from "../../src/index.js";
+import { createAgent, RunCancelledError, StoreError, type Agent } from "../../src/index.js";
 import type { AgentEvent } from "../../src/events/public.js";
 import { fakeDriver, type FakeRunScript } from "../../src/testing/index.js";
 import { honoSSE, SSE_HEADERS, sseResponse, toSSE } from "../../src/bridges/sse/index.js";
@@ -76,16 +76,17 @@ describe("toSSE", () => {
     expect((await reader.read()).done).toBe(true);
   });
 
-  it("a failing source ends with one stream.error frame carrying its code and message", async () => {
-    async function* failing(): AsyncGenerator<AgentEvent> {
-      yield { type: "run.started", seq: 0, runId: "run_1", at: 1, driver: "fake", schemaVersion: 1 };
-      throw Object.assign(new Error("the store is gone"), { code: "store_unavailable" });
+  it("a failing source ends with one stream.error frame: a library error by its code and message, anything else by a fixed message", async () => {
+    const started: AgentEvent = { type: "run.started", seq: 0, runId: "run_1", at: 1, driver: "fake", schemaVersion: 1 };
+    async function* failing(error: Error): AsyncGenerator<AgentEvent> {
+      yield started;
+      throw error;
     }
-    const text = await new Response(toSSE(failing(), { heartbeatMs: 0, retryMs: 0 })).text();
-    expect(text).toBe(
-      `id: 0\nevent: run.started\ndata: ${JSON.stringify({ type: "run.started", seq: 0, runId: "run_1", at: 1, driver: "fake", schemaVersion: 1 })}\n\n` +
-        `event: stream.error\ndata: {"code":"store_unavailable","message":"the store is gone"}\n\n`,
-    );
+    const frame = `id: 0\nevent: run.started\ndata: ${JSON.stringify(started)}\n\n`;
+    const typed = await new Response(toSSE(failing(new StoreError("store_unavailable", "the store is gone")), { heartbeatMs: 0, retryMs: 0 })).text();
+    expect(typed).toBe(`${frame}event: stream.error\ndata: {"code":"store_unavailable","message":"the store is gone"}\n\n`);
+    const other = await new Response(toSSE(failing(new Error("connect postgres://u:hunter2@db failed")), { heartbeatMs: 0, retryMs: 0 })).text();
+    expect(other).toBe(`${frame}event: stream.error\ndata: {"message":"the event source failed"}\n\n`);
   });
 
   it("from skips what a plain iterable already delivered; data is the wire JSON (undefined keys absent)", async () => {

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { isTerminalEvent } from "../../events/types.js";
-import { isRunEvent, openSource, type BridgeSource } from "../shared/event-source.js";
+import { isRunEvent, openSource, sourceFailure, type BridgeSource } from "../shared/event-source.js";
 import { pipeToNode } from "../shared/node-pipe.js";
 import type { AgentUIMessageChunk } from "./chunks.js";
 import { UiMessageMapper } from "./mapper.js";
@@ -50,7 +50,7 @@ export function toUIMessageStream(source: BridgeSource, options: ToUIMessageStre
         } catch (error) {
           done = true;
           for (const chunk of mapper.unfinished()) controller.enqueue(chunk);
-          controller.enqueue({ type: "error", errorText: error instanceof Error ? error.message : "the event source failed" });
+          controller.enqueue({ type: "error", errorText: sourceFailure(error).message });
           controller.close();
           return;
         }

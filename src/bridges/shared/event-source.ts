@@ -5,6 +5,7 @@
  * promise: stopping reads only what the bridge itself opened, and a run's stream is never
  * stalled by a reader that went away.
  */
+import { AdaptorError } from "../../errors/index.js";
 import type { AgentEvent } from "../../events/types.js";
 import type { RunStream } from "../../agent/run-stream.js";
 import type { SessionEvent, SessionNotice } from "../../session/types.js";
@@ -139,4 +140,13 @@ async function drain(iterator: AsyncIterator<unknown>, inFlight: Promise<unknown
   } catch {
     // The stream's end is the run's business (`result`), not the bridge's.
   }
+}
+
+/**
+ * What a failed source is reported as: this library's errors by their code and (redacted)
+ * message; anything else by a fixed message, since its text may hold what must not leave the host.
+ */
+export function sourceFailure(error: unknown): { code?: string; message: string } {
+  if (AdaptorError.is(error)) return { code: error.code, message: error.message };
+  return { message: "the event source failed" };
 }

@@ -4,7 +4,7 @@
  * the source is a session log), `event:` its type, `data:` its wire JSON.
  */
 import { toWireData } from "../../events/wire.js";
-import { openSource, type BridgeEntry, type BridgeSource, type OpenSource } from "../shared/event-source.js";
+import { openSource, sourceFailure, type BridgeEntry, type BridgeSource, type OpenSource } from "../shared/event-source.js";
 import { commentFrame, eventFrame, retryFrame } from "./frames.js";
 
 export interface ToSseOptions {
@@ -38,11 +38,9 @@ export function entryFrame(entry: BridgeEntry): string {
   return eventFrame({ id: String(entry.seq), event: entry.event.type, data: JSON.stringify(toWireData(entry.event)) });
 }
 
-/** What a failing source is reported as: its code and message when it has them, never a stack. */
+/** A failing source's last frame (see `sourceFailure`). */
 function errorFrame(error: unknown): string {
-  const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : undefined;
-  const message = error instanceof Error ? error.message : "the event source failed";
-  return eventFrame({ event: SSE_STREAM_ERROR_EVENT, data: JSON.stringify(code === undefined ? { message } : { code, message }) });
+  return eventFrame({ event: SSE_STREAM_ERROR_EVENT, data: JSON.stringify(sourceFailure(error)) });
 }
 
 /** Stream `source` as text/event-stream bytes; see {@link ToSseOptions}. */
