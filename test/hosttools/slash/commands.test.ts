@@ -42,7 +42,8 @@ describe("/help", () => {
     const out = handled(await r.slash.dispatch("/help"));
     expect(out).toMatchObject({ ok: true, command: "help" });
     const lines = out.output.split("\n").filter((l) => l.startsWith("  /"));
-    expect(lines.map((l) => l.trim().split(/\s/)[0])).toEqual(SLASH_COMMAND_ORDER.map((c) => `/${c}`));
+    // The fake provider keeps no goals: /goal is not offered.
+    expect(lines.map((l) => l.trim().split(/\s/)[0])).toEqual(SLASH_COMMAND_ORDER.filter((c) => c !== "goal").map((c) => `/${c}`));
     expect(out.output).toContain("/clear — Start a fresh provider conversation in this session (also /reset)");
     expect(out.output).toContain("/model [<model> | --reset] — Show or set the model of the next runs (also /m, /mdl)");
     expect(out.output).toContain("/resume <thread>");
@@ -272,6 +273,8 @@ describe("/goal", () => {
     await using r = await rig({ wrap: withCompactAndGoals });
     await runTurn(r.session, "start");
     const say = async (line: string) => handled(await r.slash.dispatch(line));
+    const help = (await say("/help")).output.split("\n").filter((l) => l.startsWith("  /"));
+    expect(help.map((l) => l.trim().split(/\s/)[0])).toEqual(SLASH_COMMAND_ORDER.map((c) => `/${c}`));
     expect((await say("/goal")).output).toBe("No goal is set.");
     expect((await say("/goal ship the release")).output).toBe("Goal (active): ship the release\nUsed: 0 tokens, 0 sec");
     expect((await say("/goal pause")).output).toMatch(/^Goal \(paused\)/);

@@ -19,6 +19,15 @@ async function goalControl(context: SlashContext): Promise<GoalControl | undefin
   return thread.goal();
 }
 
+/** Whether the current conversation's provider keeps goals; undefined when the probe failed. */
+export async function goalsSupported(context: SlashContext): Promise<boolean | undefined> {
+  try {
+    return (await goalControl(context)) !== undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function goalView(context: SlashContext, goal: Goal | undefined): GoalView | undefined {
   if (goal === undefined) return undefined;
   const { format } = context;
