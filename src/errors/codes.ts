@@ -85,7 +85,7 @@ export const ERROR_CODES = {
   unauthorized: { meaning: "the login has no right to the requested resource (HTTP 403)", errorClass: "ProviderError", retryable: false, drivers: ["codex", "openai"] },
   model_not_found: { meaning: "the model service does not know the model", errorClass: "ProviderError", retryable: false, drivers: ["codex", "openai"] },
   provider_overloaded: { meaning: "the model service is overloaded or out of capacity", errorClass: "ProviderError", retryable: true, drivers: ["codex", "stream-json", "openai"] },
-  provider_session_not_found: { meaning: "the provider has no session with the thread's provider session id", errorClass: "ProviderError", retryable: false, drivers: ["codex", "openai"] },
+  provider_session_not_found: { meaning: "the provider has no session with the thread's provider session id", errorClass: "ProviderError", retryable: false, drivers: ["codex", "stream-json", "acp", "openai"] },
   policy_violation: { meaning: "the model service refused the request under a usage policy", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
   too_many_denials: { meaning: "the provider stopped the turn after too many denied approvals", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },
   sandbox_error: { meaning: "the provider's sandbox failed", errorClass: "ProviderError", retryable: false, drivers: ["codex"] },

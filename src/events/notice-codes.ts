@@ -34,7 +34,7 @@ export const NOTICE_CODES = {
   unknown_server_request: { meaning: "Codex sent a request this driver does not know; it was refused", drivers: ["codex"] },
   mcp_elicitation_declined: { meaning: "an MCP server asked for input; it was declined", drivers: ["codex"] },
   dynamic_tool_refused: { meaning: "Codex called a client tool the driver never declared", drivers: ["codex"] },
-  context_compacted: { meaning: "the conversation context was compacted (by Codex, or by the openai driver's context guard)", drivers: ["codex", "openai"] },
+  context_compacted: { meaning: "the conversation context was compacted (by Codex, by Claude Code or CodeBuddy, or by the openai driver's context guard)", drivers: ["codex", "stream-json", "openai"] },
   goal_updated: { meaning: "Codex changed the thread's goal during the turn (its accounting or status); read it with `Thread.goal()`", drivers: ["codex"] },
   goal_cleared: { meaning: "Codex reported the thread's goal cleared (also sent when a thread without a goal is resumed)", drivers: ["codex"] },
   review_started: { meaning: "Codex entered review mode", drivers: ["codex"] },

@@ -39,12 +39,15 @@ export class RunTimeline {
   /** The transcript's trailing delta entry and its merged text, while deltas still merge into it. */
   #openDelta: { entry: { type: string; itemId: string; text: string }; text: TextAccumulator } | undefined;
   readonly #observer: RunEventObserver | undefined;
+  /** Read once: the delta path is the hot one. */
+  readonly #observeDeltas: boolean;
 
   constructor(options: { runId: string; threadId?: string; bufferSize: number; overflow: OverflowPolicy; observer?: RunEventObserver }) {
     this.runId = options.runId;
     this.threadId = options.threadId;
     this.buffer = new EventBuffer(options.bufferSize, options.overflow);
     this.#observer = options.observer;
+    this.#observeDeltas = options.observer?.deltas === true;
   }
 
   get ended(): boolean {
@@ -174,7 +177,7 @@ export class RunTimeline {
 
   /** Follows a delta: the assistant's text and the transcript's trailing merged entry. */
   #trackDelta(event: DeltaEvent): void {
-    if (this.#observer?.deltas === true) this.#notify(event);
+    if (this.#observeDeltas) this.#notify(event);
     const { type, itemId, text } = event;
     if (type === "message.delta") {
       if (itemId !== this.#assistantItem) {

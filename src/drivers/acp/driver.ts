@@ -102,6 +102,8 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
         approvals: true,
         userQuestions: false,
         structuredOutput: false,
+        // `/compact` when the session's available commands advertise it (commands.ts).
+        compact: "advertised",
       },
       resources: acpResourceSupport(config.preset),
       configSchema: ACP_CONFIG_SCHEMA,

@@ -25,6 +25,7 @@ import { promptBlocks } from "./prompt-blocks.js";
 import { sessionMeta } from "./resources.js";
 import { writeSkillsPlugin, type SkillsPlugin } from "./skills-plugin.js";
 import { bindSession, mcpServers, type BoundSession } from "./session.js";
+import { compactPrompt, observeCommands } from "./commands.js";
 import { runPromptTurn } from "./turn.js";
 import { TurnWatchdogs } from "./watchdogs.js";
 
@@ -73,6 +74,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
   const unbind = connection.bind({
     onUpdate: async (params) => {
       watchdogs.touch();
+      observeCommands(connection, params);
       await mapper.handle(params);
     },
     notice: (level, code, message, count) => emit({ type: "notice", level, code, message, ...(count !== undefined ? { count } : {}), provenance: { provider: "acp" } }),
@@ -86,7 +88,8 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
   try {
     const caps = agentCaps(connection.init);
     // Inputs are checked against what the agent advertised before anything is created.
-    const blocks = await promptBlocks(request, caps, driverId);
+    const compaction = request.operation === "compact";
+    let blocks = compaction ? [] : await promptBlocks(request, caps, driverId);
     // An HTTP MCP server the agent cannot take is refused before the host-tools endpoint opens.
     const transports = { http: caps.mcpHttp, stdio: traits.stdioMcp !== false };
     mcpServers(request, transports, driverId);
@@ -101,6 +104,8 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
       : await bindSession({ request, caps, traits, driverId, mcp, ...(meta !== undefined ? { meta } : {}), sessionsCreated: context.sessionsCreated, mapper, config, emit, drained, send, signal });
     // A warm session keeps the model and effort its previous turn applied (core matched the settings).
     if (!warm) await config.apply(request, (configId, value) => send("session/set_config_option", { sessionId: session.sessionId, configId, value }), drained);
+    // Native compaction only as the session advertises it now; otherwise refused before the prompt.
+    if (compaction) blocks = await compactPrompt(connection, session.sessionId, driverId, signal);
     const onTurnOver = () => (turnOver = true);
     const response = await runPromptTurn({ connection, session, blocks, request, signal, traits, mapper, emitter, permissions, watchdogs, onTurnOver });
     if (request.keepWarm === true && context.keep && connection.alive && !signal.aborted) {

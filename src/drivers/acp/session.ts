@@ -7,7 +7,7 @@ import type { McpServer } from "@agentclientprotocol/sdk/unstable";
 import { abortableDelay } from "../../driver/kit/delay.js";
 import type { HostToolsEndpoint, RunRequest } from "../../driver/types.js";
 import { FeatureUnsupportedError, ProviderError } from "../../errors/index.js";
-import { str } from "../../driver/json.js";
+import { isObject, str } from "../../driver/json.js";
 import type { AgentCaps } from "./capabilities.js";
 import type { AcpLoadQuirks, AcpPresetTraits } from "./config.js";
 import type { SessionAnswer, SessionAnswerFrame, SessionConfigOptions } from "./config-options.js";
@@ -125,10 +125,10 @@ export async function bindSession(context: BindContext): Promise<BoundSession> {
   } else if (thread?.providerSessionId !== undefined) {
     if (caps.resume) {
       method = "session/resume";
-      answer = await context.send(method, { sessionId: thread.providerSessionId, ...common });
+      answer = await missingAsNotFound(method, thread.providerSessionId, context.send(method, { sessionId: thread.providerSessionId, ...common }));
     } else if (caps.loadSession) {
       method = "session/load";
-      answer = await loadSession(context, thread.providerSessionId);
+      answer = await missingAsNotFound(method, thread.providerSessionId, loadSession(context, thread.providerSessionId));
     } else {
       throw new FeatureUnsupportedError("resume (neither session/resume nor session/load is advertised by the agent)", driverId);
     }
@@ -149,6 +149,24 @@ export async function bindSession(context: BindContext): Promise<BoundSession> {
     await context.emit({ type: "notice", level: "info", code: "history_replayed", message: `session/load replayed ${mapper.replayed} history updates; they are not events of this run` });
   }
   return { sessionId, method };
+}
+
+/**
+ * The agent's "no such session" (ACP's resource-not-found error, -32002, as codex-acp and
+ * claude-agent-acp answer; Gemini's "Invalid session identifier" and "No previous sessions found")
+ * as `provider_session_not_found`, so a host can start a fresh conversation; any other refusal stays
+ * as it was.
+ */
+async function missingAsNotFound<T>(method: BindMethod, sessionId: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!(error instanceof ProviderError) || error.code !== "provider_error") throw error;
+    const cause: unknown = error.cause;
+    const rpcCode = isObject(cause) && typeof cause.code === "number" ? cause.code : undefined;
+    if (rpcCode !== -32002 && !/resource not found|invalid session identifier|no previous sessions found|session not found|no such session/i.test(error.message)) throw error;
+    throw new ProviderError(`the agent has no session ${sessionId} (${method}: ${error.message})`, { code: "provider_session_not_found", phase: "before_delivery", cause });
+  }
 }
 
 /** What every session request carries: the workspace, the MCP servers and the preset's `_meta`. */

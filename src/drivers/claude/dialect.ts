@@ -28,7 +28,7 @@ export const claudeDialect: StreamJsonDialect = {
     file: { modes: ["native"], mediaTypes: ["application/pdf"] },
     audio: { modes: [] },
   },
-  features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true },
+  features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true, compact: "native" },
   resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
 
   defaultExecutable: defaultClaudeExecutable,

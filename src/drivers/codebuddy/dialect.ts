@@ -35,7 +35,7 @@ export const codebuddyDialect: StreamJsonDialect = {
     file: { modes: [] },
     audio: { modes: [] },
   },
-  features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: false },
+  features: { steer: "unsupported", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: false, compact: "native" },
   resources: { instructions: true, hostTools: true, skills: true, mcp: { stdio: true, http: true } },
 
   defaultExecutable: defaultCodebuddyExecutable,

@@ -58,15 +58,25 @@ function servesHostTools(standby: StreamJsonStandby | StreamJsonWriter, request:
   return request.hostTools === undefined || standby.hostTools !== undefined;
 }
 
-/** A session is resumed from the workspace it was recorded in, or not at all. */
+/**
+ * A session is resumed from the workspace it was recorded in, or not at all. One the CLI has no
+ * transcript of is missing (`provider_session_not_found`, before anything starts): Claude Code
+ * would exit before answering, CodeBuddy would never answer.
+ */
 async function checkWorkspace(launcher: Launcher, sessionId: string, workspace: string): Promise<void> {
   const configDir = launcher.configDir();
   if (configDir === undefined) return;
+  const slugs = await sessionSlugs(configDir, sessionId);
+  if (slugs.length === 0) {
+    throw new ProviderError(`the CLI has no saved conversation ${sessionId} in its config directory`, {
+      code: "provider_session_not_found",
+      phase: "before_delivery",
+    });
+  }
   const expected = launcher.dialect.projectSlug(workspace);
   // Very long paths are shortened by the CLIs in ways not modelled here: no check then.
   if (expected.length > MAX_CHECKED_SLUG) return;
-  const slugs = await sessionSlugs(configDir, sessionId);
-  if (slugs.length > 0 && !slugs.includes(expected)) {
+  if (!slugs.includes(expected)) {
     throw new ProviderError(`session ${sessionId} was recorded in another workspace; resume it from that workspace`, {
       code: "session_workspace_mismatch",
       phase: "before_delivery",

@@ -8,8 +8,12 @@ import type { StreamJsonDialect } from "./dialect.js";
 import { buildUserLine } from "./user-message.js";
 import type { UserLine } from "./wire.js";
 
+/** The CLI's own slash command for native compaction (`RunRequest.operation: "compact"`); it works in stream-json mode. */
+export const COMPACT_COMMAND = "/compact";
+
 export function promptLine(dialect: StreamJsonDialect, request: RunRequest): Promise<UserLine> {
-  return buildUserLine(request.prompt, request.inputs, {
+  const prompt = request.operation === "compact" ? COMPACT_COMMAND : request.prompt;
+  return buildUserLine(prompt, request.inputs, {
     image: request.inputs.length > 0 ? (dialect.inputs.image.mediaTypes ?? []) : [],
     file: request.inputs.length > 0 ? (dialect.inputs.file.mediaTypes ?? []) : [],
   });

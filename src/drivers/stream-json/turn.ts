@@ -211,6 +211,14 @@ export class TurnMapper {
         await this.#emit({ type: "notice", level: "warning", code: "permission_denied", message: `${tool} was denied by the permission mode` });
         return;
       }
+      case "compact_boundary": {
+        // The CLI's compaction (`/compact`, or its own when the context fills up) replaced the conversation with a summary.
+        const meta = isObject(message.compact_metadata) ? message.compact_metadata : undefined;
+        const trigger = str(meta?.trigger);
+        const before = typeof meta?.pre_tokens === "number" ? `, ${meta.pre_tokens} tokens before` : "";
+        await this.#emit({ type: "notice", level: "info", code: "context_compacted", message: `the CLI compacted the conversation${trigger ? ` (${trigger}${before})` : ""}` });
+        return;
+      }
       case "api_retry": {
         const status = typeof message.error_status === "number" ? ` (HTTP ${message.error_status})` : "";
         const attempt = typeof message.attempt === "number" ? ` ${message.attempt}` : "";
