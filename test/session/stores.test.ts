@@ -38,6 +38,13 @@ describe("sqliteSessionStore", () => {
     reopen: (store: SessionStore) => sqliteSessionStore({ path: (store as SqliteSessionStore).path }),
   });
 
+  describe("with event batches written inline", () => {
+    runSessionStoreSuite(() => sqliteSessionStore({ path: freshPath(), eventWriter: "inline" }), {
+      runner: { describe, it },
+      reopen: (store: SessionStore) => sqliteSessionStore({ path: (store as SqliteSessionStore).path, eventWriter: "inline" }),
+    });
+  });
+
   it("shares one file with the SQLite thread store, each with its own schema version", async () => {
     const path = freshPath();
     const threads = sqliteThreadStore(path);

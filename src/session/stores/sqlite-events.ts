@@ -41,6 +41,18 @@ export interface EventChunks {
   dropAll(id: string): void;
 }
 
+/** The stored form of a non-empty, checked batch. */
+export function chunkOf(events: readonly SessionEvent[]): { first: number; last: number; maxAt: number; body: string } {
+  const body: Entry[] = new Array(events.length);
+  let maxAt = Number.MIN_SAFE_INTEGER;
+  for (let i = 0; i < events.length; i++) {
+    const { at, event } = events[i]!;
+    body[i] = [at, event];
+    if (at > maxAt) maxAt = at;
+  }
+  return { first: events[0]!.seq, last: events[events.length - 1]!.seq, maxAt, body: JSON.stringify(body) };
+}
+
 // long-function: the chunk operations over one database's prepared statements; each is short
 export function eventChunks(db: BetterSqlite3.Database): EventChunks {
   const sql = {
@@ -68,14 +80,8 @@ export function eventChunks(db: BetterSqlite3.Database): EventChunks {
 
   return {
     append(id, events) {
-      const body: Entry[] = new Array(events.length);
-      let maxAt = Number.MIN_SAFE_INTEGER;
-      for (let i = 0; i < events.length; i++) {
-        const { at, event } = events[i]!;
-        body[i] = [at, event];
-        if (at > maxAt) maxAt = at;
-      }
-      sql.insert.run(id, events[0]!.seq, events[events.length - 1]!.seq, maxAt, JSON.stringify(body));
+      const chunk = chunkOf(events);
+      sql.insert.run(id, chunk.first, chunk.last, chunk.maxAt, chunk.body);
     },
 
     read(id, after, limit) {

@@ -33,7 +33,8 @@ import {
   toRecord,
   type RecordBody,
 } from "./common.js";
-import { EVENT_CHUNKS_TABLE, eventChunks } from "./sqlite-events.js";
+import { chunkOf, EVENT_CHUNKS_TABLE, eventChunks } from "./sqlite-events.js";
+import { startSqliteEventWriter, WriteRefused } from "./sqlite-writer.js";
 import { sqliteFailure } from "./sqlite-failure.js";
 
 /** An open better-sqlite3 `Database` (the part of it the store relies on to recognise one). */
@@ -56,6 +57,12 @@ export interface SqliteSessionStoreOptions {
   synchronous?: "full" | "normal";
   /** Durability of event batches (default `"normal"`); see the module comment. */
   eventSynchronous?: "full" | "normal";
+  /**
+   * Where event batches of a database file are written: `"worker"` (default), on a worker thread
+   * with its own connection, so SQLite's inserts, commits and WAL checkpoints never stop the event
+   * loop; `"inline"`, on this thread. A `database` handle or an in-memory database is always inline.
+   */
+  eventWriter?: "worker" | "inline";
   /** The store's clock in epoch milliseconds (default `Date.now`); ownership expires on it. */
   now?: () => number;
 }
@@ -261,6 +268,20 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
     }
   };
   const iso = (ms: number): string => new Date(ms).toISOString();
+  // Event batches of a file database go through a worker thread (see sqlite-writer.ts).
+  const writer =
+    own && path !== ":memory:" && path !== "" && options.eventWriter !== "inline"
+      ? startSqliteEventWriter(path, busyTimeoutMs, eventSync)
+      : undefined;
+  /** The typed error for what the event writer refused. */
+  const writeFailure = (err: unknown, first: number): Error => {
+    if (!(err instanceof WriteRefused)) return sqliteFailure(err, path, busyTimeoutMs);
+    const refusal = err.refusal;
+    if (refusal.kind === "not_found") return new SessionNotFoundError();
+    if (refusal.kind === "lease_lost") return new LeaseLostError("the session's ownership was lost");
+    if (refusal.kind === "seq_conflict") return seqConflict(refusal.lastSeq + 1, first);
+    return sqliteFailure(Object.assign(new Error(refusal.message), { code: refusal.code }), path, busyTimeoutMs);
+  };
   /** Why `owner` may not write session `id` (called inside the write transaction). */
   const refusal = (id: string): Error => (sql.ownerOf.get(id) === undefined ? new SessionNotFoundError() : new LeaseLostError("the session's ownership was lost"));
 
@@ -341,6 +362,16 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
 
     async appendEvents(id: string, owner: string, events: readonly SessionEvent[]): Promise<void> {
       checkEventShape(id, events);
+      if (writer !== undefined && events.length > 0) {
+        if (closed) throw storeClosed();
+        const chunk = chunkOf(events);
+        try {
+          await writer.append({ id, owner, ...chunk, now: now() });
+        } catch (err) {
+          throw writeFailure(err, chunk.first);
+        }
+        return;
+      }
       write(() => {
         const at = now();
         if (events.length === 0) {
@@ -383,6 +414,7 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      await writer?.close();
       if (own) db.close();
     },
   };
