@@ -6,6 +6,8 @@ export { createAgent } from "./agent/agent.js";
 export type { Agent } from "./agent/agent.js";
 export type { RunStream } from "./agent/run-stream.js";
 export type { Thread, ThreadCallOptions } from "./agent/thread.js";
+export type { GoalCallOptions, GoalControl } from "./agent/thread-goals.js";
+export type { Goal, GoalOperation, GoalRequest, GoalResponse, GoalStatus, SettableGoalStatus } from "./driver/goals.js";
 export type {
   HistoryInput,
   HistoryOptions,
@@ -172,6 +174,7 @@ export { allUnavailable, observed, unavailable, unsupported } from "./driver/obs
 
 export type { DeliveryMode, InputKind } from "./input/kinds.js";
 export type {
+  CompactSupport,
   Descriptor,
   Driver,
   EventSink,
@@ -188,6 +191,7 @@ export type {
   ResolvedResources,
   ResourceSupport,
   RewindRequest,
+  RunOperation,
   RunRequest,
   RunResponse,
   StandbyHandle,
