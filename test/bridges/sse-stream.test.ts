@@ -7,15 +7,15 @@
 import { serve, type ServerType } from "@hono/node-server";
 import { EventSource } from "eventsource";
 import { Hono } from "hono";
-import type { Server } from "node:http";
+import { get as httpGet, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent, RunCancelledError, StoreError, type Agent } from "../../src/index.js";
 import type { AgentEvent } from "../../src/events/public.js";
 import { fakeDriver, type FakeRunScript } from "../../src/testing/index.js";
-import { honoSSE, SSE_HEADERS, sseResponse, toSSE } from "../../src/bridges/sse/index.js";
+import { honoSSE, SSE_HEADERS, sseResponse, toSSE, writeSSE } from "../../src/bridges/sse/index.js";
 import { ReplayLog } from "./sse-replay-log.js";
-import { deferred } from "./sse-helpers.js";
+import { deferred, startServer } from "./sse-helpers.js";
 
 let agent: Agent | undefined;
 afterEach(async () => {
@@ -101,6 +101,49 @@ describe("toSSE", () => {
     expect(response.headers.get("content-type")).toBe(SSE_HEADERS["content-type"]);
     expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
     expect(response.headers.get("x-extra")).toBe("1");
+  });
+});
+
+describe("writeSSE", () => {
+  it("honours backpressure: a client that does not read holds the run (it cannot finish), and once it reads every frame arrives intact", async () => {
+    const count = 1000;
+    const chunk = "y".repeat(8 * 1024);
+    agent = createAgent(
+      fakeDriver({ script: { steps: [{ markDelivered: true }, { deltas: { count, text: chunk, itemId: "m" } }, { emit: { type: "message.completed", itemId: "m", text: "end" } }], text: "end" } }),
+      { events: { bufferSize: 4, overflow: "block" } },
+    );
+    let settled = false;
+    let settledUnread: boolean | undefined;
+    const server = await startServer(async (req, res) => {
+      const stream = agent!.stream("x");
+      void stream.result.finally(() => (settled = true)).catch(() => undefined);
+      await writeSSE(res, stream, { request: req, heartbeatMs: 0 });
+    });
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const request = httpGet(`${server.url}/events`, (response) => {
+          response.pause();
+          let text = "";
+          response.setEncoding("utf8");
+          // Nothing is read for a while: the run stays held by the full socket, whatever the wait.
+          setTimeout(() => {
+            settledUnread = settled;
+            response.on("data", (data: string) => (text += data));
+            response.on("end", () => resolve(text));
+            response.resume();
+          }, 200);
+        });
+        request.on("error", reject);
+      });
+      expect(settledUnread).toBe(false);
+      const deltas = body.split("\n\n").filter((frame) => frame.includes("event: message.delta"));
+      expect(deltas).toHaveLength(count);
+      for (const frame of deltas) expect(frame).toContain(`"text":"${chunk}"`);
+      expect(body).toContain("event: run.completed");
+      expect(settled).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });
 
