@@ -4,7 +4,8 @@
  * agent, and `a2a()` is a driver making any remote A2A agent an agent of this library.
  */
 export { a2aServer } from "./server/server.js";
-export type { A2AServer, A2AServerOptions } from "./server/server.js";
+export type { A2AAgentCardJson, A2AServer, A2AServerOptions } from "./server/server.js";
+export type { A2ACardFields, A2ASkillFields } from "./server/card-fields.js";
 export { a2a } from "./driver/driver.js";
 export type { A2ADriver } from "./driver/driver.js";
 export type { A2AAuth, A2AConfig } from "./driver/config.js";

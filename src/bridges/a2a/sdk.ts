@@ -4,6 +4,7 @@
  * naming the install command before anything is served or sent.
  */
 import { ExecutableNotFoundError } from "../../errors/index.js";
+import type { A2ASdkImporter } from "./importer.js";
 
 export const A2A_SDK_INSTALL = "npm install @a2a-js/sdk";
 
@@ -14,10 +15,9 @@ export interface A2ASdk {
   client: typeof import("@a2a-js/sdk/client");
 }
 
-/** How the SDK is imported (a test passes one that fails). */
-export type A2ASdkImporter = () => Promise<A2ASdk>;
+export type { A2ASdkImporter } from "./importer.js";
 
-const defaultImporter: A2ASdkImporter = async () => {
+const defaultImporter: A2ASdkImporter = async (): Promise<A2ASdk> => {
   const [core, server, client] = await Promise.all([import("@a2a-js/sdk"), import("@a2a-js/sdk/server"), import("@a2a-js/sdk/client")]);
   return { core, server, client };
 };
@@ -28,7 +28,7 @@ let loaded: A2ASdk | undefined;
 export async function loadA2ASdk(importer: A2ASdkImporter = defaultImporter): Promise<A2ASdk> {
   if (importer === defaultImporter && loaded !== undefined) return loaded;
   try {
-    const sdk = await importer();
+    const sdk = (await importer()) as A2ASdk;
     if (importer === defaultImporter) loaded = sdk;
     return sdk;
   } catch (cause) {

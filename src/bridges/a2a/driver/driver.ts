@@ -6,7 +6,7 @@
 import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, PrepareRequest, PrepareResponse, RunRequest, RunResponse } from "../../../driver/types.js";
 import type { Policy } from "../../../driver/vocabulary.js";
 import { ConfigError, ProviderError } from "../../../errors/index.js";
-import type { A2ASdkImporter } from "../sdk.js";
+import type { A2ASdkImporter } from "../importer.js";
 import { A2A_CONFIG_SCHEMA, configSecrets, resolveA2AConfig, type A2AConfig } from "./config.js";
 import { inspectRemote, TRANSPORT } from "./inspect.js";
 import { runRemote } from "./run.js";

@@ -6,6 +6,7 @@
  */
 import type { AgentCard, AgentSkill } from "@a2a-js/sdk";
 import type { Inspection } from "../../../inspect/types.js";
+import type { A2ACardFields } from "./card-fields.js";
 
 /** The A2A protocol version the server speaks. */
 export const PROTOCOL_VERSION = "1.0";
@@ -28,7 +29,17 @@ export function skillsOf(inspection: Inspection): AgentSkill[] {
   return skills;
 }
 
-export function buildAgentCard(inspection: Inspection, url: string, overrides: Partial<AgentCard> = {}): AgentCard {
+function overridesOf(fields: A2ACardFields): Partial<AgentCard> {
+  const { skills, securitySchemes, securityRequirements, ...plain } = fields;
+  return {
+    ...plain,
+    ...(skills !== undefined ? { skills: skills.map((s) => ({ ...skill(s.id, s.name, s.description, s.tags ?? []), examples: s.examples ?? [], inputModes: s.inputModes ?? [], outputModes: s.outputModes ?? [] })) } : {}),
+    ...(securitySchemes !== undefined ? { securitySchemes: securitySchemes as AgentCard["securitySchemes"] } : {}),
+    ...(securityRequirements !== undefined ? { securityRequirements: securityRequirements as AgentCard["securityRequirements"] } : {}),
+  };
+}
+
+export function buildAgentCard(inspection: Inspection, url: string, fields: A2ACardFields = {}): AgentCard {
   const environment = inspection.environment.status === "observed" ? inspection.environment.value : undefined;
   const name = environment?.agentTitle ?? environment?.agentName ?? inspection.driver.name;
   const generated: AgentCard = {
@@ -45,5 +56,5 @@ export function buildAgentCard(inspection: Inspection, url: string, overrides: P
     skills: skillsOf(inspection),
     signatures: [],
   };
-  return { ...generated, ...overrides };
+  return { ...generated, ...overridesOf(fields) };
 }

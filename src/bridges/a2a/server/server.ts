@@ -6,11 +6,12 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
-import type { AgentCard } from "@a2a-js/sdk";
 import type { Agent } from "../../../agent/agent.js";
 import { ConfigError } from "../../../errors/index.js";
-import { loadA2ASdk, type A2ASdkImporter } from "../sdk.js";
+import type { A2ASdkImporter } from "../importer.js";
+import { loadA2ASdk } from "../sdk.js";
 import { buildAgentCard } from "./card.js";
+import type { A2ACardFields } from "./card-fields.js";
 import { AgentTaskExecutor } from "./executor.js";
 import { handleHttp, type HttpSurface } from "./http.js";
 
@@ -22,7 +23,7 @@ export interface A2AServerOptions {
    */
   url: string;
   /** Agent card fields that replace the generated ones (name, description, provider, skills, security schemes, ...). */
-  card?: Partial<AgentCard>;
+  card?: A2ACardFields;
   /**
    * Whether a task's context id names a thread of the agent (default `true`): the first task of a
    * context starts the thread (or opens the stored one), later tasks continue it.
@@ -40,14 +41,22 @@ export interface A2AServerOptions {
 
 /** An Agent served over A2A. */
 export interface A2AServer {
-  /** The agent card as served. */
-  readonly card: AgentCard;
+  /** The agent card as served (its JSON). */
+  readonly card: A2AAgentCardJson;
   /** Answers one HTTP request (the card or JSON-RPC); bind it to any fetch-style router. */
   fetch(request: Request): Promise<Response>;
   /** The same for `node:http`: `http.createServer(server.handleNode)`. */
   readonly handleNode: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** Cancels the tasks still running and waits for their runs to end. The agent stays open. */
   close(): Promise<void>;
+}
+
+/** An agent card as JSON (A2A 1.0): the fields this server writes, and whatever else it holds. */
+export interface A2AAgentCardJson {
+  name: string;
+  description: string;
+  version: string;
+  [field: string]: unknown;
 }
 
 /** Internal seams for tests (not part of the public entry). */
@@ -75,7 +84,12 @@ function basePathOf(url: string): string {
  * // hono: app.all("/a2a/*", (c) => server.fetch(c.req.raw)); app.get("/.well-known/*", (c) => server.fetch(c.req.raw));
  * ```
  */
-export async function a2aServer(agent: Agent, options: A2AServerOptions, deps: A2AServerDeps = {}): Promise<A2AServer> {
+export function a2aServer(agent: Agent, options: A2AServerOptions): Promise<A2AServer> {
+  return createA2AServer(agent, options);
+}
+
+/** {@link a2aServer} with test seams. */
+export async function createA2AServer(agent: Agent, options: A2AServerOptions, deps: A2AServerDeps = {}): Promise<A2AServer> {
   const basePath = basePathOf(options.url);
   const sdk = await loadA2ASdk(deps.importer);
   const card = buildAgentCard(await agent.inspect(), options.url, options.card);
@@ -84,7 +98,7 @@ export async function a2aServer(agent: Agent, options: A2AServerOptions, deps: A
   const surface: HttpSurface = { sdk, card, transport: new sdk.server.JsonRpcTransportHandler(handler), basePath, ...(options.authorize !== undefined ? { authorize: options.authorize } : {}) };
   const fetch = (request: Request) => handleHttp(surface, request);
   return {
-    card,
+    card: sdk.core.AgentCard.toJSON(card) as A2AAgentCardJson,
     fetch,
     handleNode: getRequestListener(fetch, { overrideGlobalObjects: false }),
     close: () => executor.close(),
