@@ -4,20 +4,18 @@
  */
 import { ExecutableNotFoundError } from "../../errors/index.js";
 
-export const OTEL_API_INSTALL = "npm install @opentelemetry/api";
+
+import { OTEL_API_INSTALL, type OtelApiImporter } from "./importer.js";
 
 /** The OpenTelemetry API module. */
 export type OtelApi = typeof import("@opentelemetry/api");
-
-/** How the API is imported (a test passes one that fails). */
-export type OtelApiImporter = () => Promise<OtelApi>;
 
 const defaultImporter: OtelApiImporter = () => import("@opentelemetry/api");
 
 /** Loads `@opentelemetry/api`; a missing package is `ExecutableNotFoundError` naming `npm install @opentelemetry/api`. */
 export async function loadOtelApi(importer: OtelApiImporter = defaultImporter): Promise<OtelApi> {
   try {
-    return await importer();
+    return (await importer()) as OtelApi;
   } catch (cause) {
     throw new ExecutableNotFoundError("@opentelemetry/api", "the @opentelemetry/api package is not installed", { install: OTEL_API_INSTALL, cause });
   }

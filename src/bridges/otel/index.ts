@@ -5,6 +5,6 @@
  */
 export { openTelemetry } from "./observer.js";
 export type { OpenTelemetryOptions } from "./observer.js";
-export { OTEL_API_INSTALL } from "./api.js";
-export type { OtelApi, OtelApiImporter } from "./api.js";
+export { OTEL_API_INSTALL } from "./importer.js";
+export type { MeterProviderLike, OtelApiImporter, TracerProviderLike } from "./importer.js";
 export { ATTR as OTEL_ATTRIBUTES, METRIC as OTEL_METRICS, OPERATION as OTEL_OPERATIONS, SCOPE_NAME as OTEL_SCOPE_NAME } from "./semconv.js";

@@ -5,20 +5,21 @@
  * provider process as `TRACEPARENT` (Codex and Claude Code continue the trace from it). With no
  * SDK registered the API's no-op tracer and meter make it cost next to nothing.
  */
-import type { Context, MeterProvider, SpanContext, TracerProvider } from "@opentelemetry/api";
+import type { Context, Meter, SpanContext, Tracer } from "@opentelemetry/api";
 import type { AgentObserver, ObservedOperation, ObservedRun, RunObservation } from "../../agent/observers.js";
 import type { TraceContext } from "../../driver/types.js";
 import { AdaptorError } from "../../errors/index.js";
-import { loadOtelApi, type OtelApi, type OtelApiImporter } from "./api.js";
+import { loadOtelApi, type OtelApi } from "./api.js";
+import type { MeterProviderLike, OtelApiImporter, TracerProviderLike } from "./importer.js";
 import { createInstruments, type Instruments } from "./metrics.js";
 import { RunTelemetry } from "./run-telemetry.js";
 import { ATTR, OPERATION, SCOPE_NAME } from "./semconv.js";
 
 export interface OpenTelemetryOptions {
   /** Default: the globally registered provider (the API's no-op one when no SDK is registered). */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: TracerProviderLike;
   /** Default: the globally registered provider. */
-  meterProvider?: MeterProvider;
+  meterProvider?: MeterProviderLike;
   /** Give the provider process the run span's context as `TRACEPARENT` / `TRACESTATE`. Default true. */
   propagate?: boolean;
   /** How `@opentelemetry/api` is imported (tests). */
@@ -36,8 +37,8 @@ export interface OpenTelemetryOptions {
  */
 export async function openTelemetry(options: OpenTelemetryOptions = {}): Promise<AgentObserver> {
   const api = await loadOtelApi(options.importer);
-  const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE_NAME);
-  const instruments = createInstruments((options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(SCOPE_NAME));
+  const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE_NAME) as Tracer;
+  const instruments = createInstruments((options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(SCOPE_NAME) as Meter);
   const propagate = options.propagate !== false;
   return {
     run: (run) => observeRun(api, tracer, instruments, run, propagate),
@@ -45,7 +46,7 @@ export async function openTelemetry(options: OpenTelemetryOptions = {}): Promise
   };
 }
 
-function observeRun(api: OtelApi, tracer: ReturnType<TracerProvider["getTracer"]>, instruments: Instruments, run: ObservedRun, propagate: boolean): RunObservation {
+function observeRun(api: OtelApi, tracer: Tracer, instruments: Instruments, run: ObservedRun, propagate: boolean): RunObservation {
   const parent = parentContext(api, run.traceContext);
   const attributes = {
     [ATTR.operationName]: OPERATION.run,
@@ -63,7 +64,7 @@ function observeRun(api: OtelApi, tracer: ReturnType<TracerProvider["getTracer"]
   return { event: (event) => telemetry.event(event), ...(traceContext !== undefined ? { traceContext } : {}) };
 }
 
-function observeOperation(api: OtelApi, tracer: ReturnType<TracerProvider["getTracer"]>, instruments: Instruments, operation: ObservedOperation): (outcome: { error?: unknown }) => void {
+function observeOperation(api: OtelApi, tracer: Tracer, instruments: Instruments, operation: ObservedOperation): (outcome: { error?: unknown }) => void {
   const attributes = { [ATTR.operationName]: operation.operation, [ATTR.system]: operation.driver, [ATTR.providerName]: operation.driver };
   const span = tracer.startSpan(`${operation.operation} ${operation.driver}`, { attributes }, api.context.active());
   const startedAt = Date.now();
