@@ -6,31 +6,41 @@
 import { ConfigError } from "../../errors/index.js";
 import type { GateState, SessionState } from "../../session/types.js";
 import type { ReconfigureMechanism } from "./reconfigure.js";
-import type { SlashCollision, SlashCommandName, SlashOutcomeCode } from "./vocabulary.js";
+import type { SlashCollision, SlashCommandName } from "./vocabulary.js";
 
 /** What `/status` shows, formatted. */
 export interface StatusView {
   sessionId: string;
   state: SessionState;
+  /** Why a sleeping session sleeps. */
   sleepReason?: string;
+  /** The thread the session drives now. */
   threadId: string;
+  /** The driver's display name. */
   driver: string;
+  /** The model of the next runs (`default` without a value: the provider's own, not read for `/status`). */
   model: SettingView;
   effort: SettingView;
   /** The {@link SlashMessages.gate} text. */
   gate: string;
+  /** How many prompts wait in the inbox. */
   queued: number;
+  /** The run in flight, if any. */
   inFlightRunId?: string;
   /** Spend so far and the ceilings, formatted (`"$0.12"`, `"1,234"`). */
   spentUsd: string;
   spentTokens: string;
+  /** The configured ceilings by `Budget` key (`sessionUsd`, `runUsd`, `sessionTokens`, `runTokens`), formatted. */
   ceilings: { name: string; value: string }[];
+  /** The `Budget` key of a tripped ceiling: new runs are refused until it is raised or reset. */
   tripped?: string;
+  /** The session's last event-log sequence number. */
   lastSeq: number;
 }
 
 /** A model or effort as the session stands: set by the session, or the agent's default. */
 export interface SettingView {
+  /** The model or effort id; absent when neither the session nor the provider names one. */
   value?: string;
   /** `session`: set for this session (`/model`, the session's run options); `default`: the agent's or provider's. */
   source: "session" | "default";
@@ -38,51 +48,79 @@ export interface SettingView {
 
 /** One line of `/help`. */
 export interface HelpEntry {
+  /** The command's name, without the slash. */
   name: string;
+  /** {@link SlashMessages.argumentHint} of the command. */
   argumentHint: string;
+  /** {@link SlashMessages.summary} of the command. */
   summary: string;
+  /** The host's aliases of the command, in the order given. */
   aliases: readonly string[];
   /** Set when the name is also a native command of the provider. */
   collision?: SlashCollision["resolution"];
 }
 
+/**
+ * Every user-visible string of the slash tool. Each entry is a function of structured values, so a
+ * host can localize word order and plurals; `messages` replaces any subset of them.
+ */
 export interface SlashMessages {
-  /** One line saying what a command does. */
+  /** One line saying what a command does (`/help`). */
   summary(command: SlashCommandName): string;
-  /** The arguments a command takes (`""` when none). */
+  /** The arguments a command takes (`""` when none; `/help`, usage answers). */
   argumentHint(command: SlashCommandName): string;
+  /** The whole `/help` answer: the listed commands in order, then the provider's own commands or why they are not known. */
   help(entries: readonly HelpEntry[], native: { known: true; names: readonly string[] } | { known: false; reason: string }): string;
+  /** Arguments that do not fit `command`, typed as `name` (an alias or the command's name). */
   usage(command: SlashCommandName, name: string, argumentHint: string): string;
+  /** A `/word` that is neither portable nor in the provider's known list. */
   unknownCommand(name: string): string;
+  /** `reject` refused `name`; `aliases`: the aliases of `command` that are no native command. */
   collisionRefused(name: string, command: SlashCommandName, aliases: readonly string[]): string;
+  /** Refused while a run is in flight. */
   busy(command: SlashCommandName): string;
+  /** The provider or the session has no such feature; `reason` as the error said it. */
   unsupported(command: SlashCommandName, reason: string): string;
+  /** A session, thread or agent call failed; `code`: the error's code when it has one. */
   failed(command: SlashCommandName, message: string, code?: string): string;
+  /** `/new`, `/resume` or `/fork` made another session current. */
   switched(reason: "new" | "resume" | "fork", sessionId: string, threadId: string, fromThreadId?: string): string;
+  /** `/resume` of a thread the store does not hold. */
   threadNotFound(threadId: string): string;
+  /** `/model` or `/effort` without arguments; `offered`: the provider's list when inspection has one. */
   settingShown(setting: "model" | "effort", view: SettingView, offered: readonly string[] | undefined): string;
-  /** `how`: the {@link SlashMessages.mechanism} text of the way it reaches the provider. */
+  /** `/model` or `/effort` changed the next runs (`value` undefined: reset); `how`: the {@link SlashMessages.mechanism} text. */
   settingChanged(setting: "model" | "effort", value: string | undefined, how: string, runInFlight: boolean): string;
   /** A model the provider's list does not name (set anyway: providers accept more than they list). */
   modelNotListed(model: string, offered: readonly string[]): string;
+  /** An effort the model in effect does not list (refused). */
   effortNotOffered(effort: string, model: string, offered: readonly string[]): string;
   /** How a changed model or effort reaches the provider. */
   mechanism(mechanism: ReconfigureMechanism): string;
+  /** The whole `/status` answer. */
   status(view: StatusView): string;
+  /** The admission gate in a few words (used inside `status`). */
   gate(gate: GateState): string;
+  /** `/clear` started a fresh conversation on thread `threadId`. */
   cleared(threadId: string): string;
+  /** `/compact` finished its compaction turn. */
   compacted(): string;
+  /** `/goal` without arguments (`goal` undefined: none set). */
   goalShown(goal: GoalView | undefined): string;
+  /** A goal sub-command's result; `existed`: for `clear`, whether there was a goal. */
   goalChanged(action: "set" | "pause" | "resume" | "clear" | "budget", goal: GoalView | undefined, existed: boolean): string;
-  outcome(code: SlashOutcomeCode): string;
 }
 
 /** A goal as `/goal` shows it, formatted. */
 export interface GoalView {
   objective: string;
+  /** The provider's goal status (`active`, `paused`, `blocked`, `usage_limited`, `budget_limited`, `complete`). */
   status: string;
+  /** Tokens the provider counted against the goal, formatted. */
   tokensUsed: string;
+  /** The provider's token budget for the goal, formatted; absent: none. */
   tokenBudget?: string;
+  /** Time the provider counted against the goal, formatted. */
   timeUsed: string;
 }
 
@@ -190,7 +228,6 @@ export const DEFAULT_SLASH_MESSAGES: SlashMessages = {
     if (action === "clear") return existed ? "Goal cleared." : "There was no goal to clear.";
     return goal === undefined ? "No goal is set." : goalLine(goal);
   },
-  outcome: (code) => OUTCOMES[code],
 };
 
 const COLLISION_NOTES: Record<SlashCollision["resolution"], string> = {
@@ -199,15 +236,6 @@ const COLLISION_NOTES: Record<SlashCollision["resolution"], string> = {
   refused: "refused: also the provider's own",
 };
 
-const OUTCOMES: Record<SlashOutcomeCode, string> = {
-  unknown_command: "unknown command",
-  usage: "wrong arguments",
-  collision: "name collision",
-  unsupported: "not supported",
-  busy: "a run is in flight",
-  not_found: "not found",
-  failed: "failed",
-};
 
 function goalLine(goal: GoalView): string {
   const budget = goal.tokenBudget === undefined ? "" : ` of ${goal.tokenBudget}`;

@@ -37,6 +37,10 @@ const HANDLERS: Record<SlashCommandName, CommandHandler> = {
 const POLICIES: readonly CollisionPolicy[] = ["native-first", "portable-first", "reject"];
 
 /**
+ * The slash tool over `options.session`: `dispatch(line)` runs a portable command or says the line
+ * is a prompt for the session. Throws `ConfigError` for invalid options, conflicting aliases or an
+ * unknown message key.
+ *
  * @example
  * ```ts
  * const slash = createSlashCommands({ session, agent, collisions: "portable-first", aliases: { clear: ["reset"] } });

@@ -30,11 +30,13 @@ export interface OpenSessionRequest {
   previous: Session;
 }
 
+/** Options of {@link createSlashCommands}. */
 export interface SlashCommandsOptions {
   /** The session the commands act on first; `/new`, `/resume` and `/fork` replace it. */
   session: Session;
   /** The agent behind the session: its inspection, threads and driver info. */
   agent: Agent;
+  /** What a portable name that is also a native command of the provider does (see {@link CollisionPolicy}). */
   collisions: CollisionPolicy;
   /**
    * Extra names for portable commands, e.g. `{ clear: ["reset"] }`. A name taken twice, a name of a
@@ -73,6 +75,7 @@ export interface ParsedSlash {
 
 /** The text is not for the slash tool: send it to the session as a prompt (`session.submit`). */
 export interface SlashNotHandled {
+  /** Always false: the line is the session's. */
   handled: false;
   /** `not_a_command`: plain text; `native`: the provider's own command; `not_portable`: unknown here, and the provider's list is not known. */
   reason: "not_a_command" | "native" | "not_portable";
@@ -80,11 +83,13 @@ export interface SlashNotHandled {
 
 /** The slash tool handled the text; show `output` to the operator. */
 export interface SlashHandled {
+  /** Always true: the slash tool answered the line. */
   handled: true;
   /** The portable command that ran (absent for an unknown command). */
   command?: SlashCommandName;
   /** Whether the command did what was asked. */
   ok: boolean;
+  /** The answer to show the operator (from the messages table). */
   output: string;
   /** Present when `ok` is false. */
   code?: SlashOutcomeCode;
@@ -96,6 +101,7 @@ export interface SlashHandled {
   error?: unknown;
 }
 
+/** What `dispatch` made of a line: handled (show `output`) or not (submit the line to the session). */
 export type SlashDispatch = SlashNotHandled | SlashHandled;
 
 /** The provider's native commands as the slash tool knows them. */
@@ -103,6 +109,7 @@ export type NativeCommandsView =
   | { known: true; commands: NativeCommandInfo[] }
   | { known: false; reason: string };
 
+/** The slash tool over one current session (see {@link createSlashCommands}). */
 export interface SlashCommands {
   /** The session the commands act on now. */
   readonly session: Session;

@@ -17,6 +17,7 @@ export type SlashOutcomeCode =
 export interface SlashCollision {
   /** The colliding word, without the slash. */
   name: string;
+  /** The portable command the word reaches. */
   command: SlashCommandName;
   /** What the policy does with it: `native` (sent to the provider), `portable` (ours runs) or `refused`. */
   resolution: "native" | "portable" | "refused";
