@@ -79,6 +79,9 @@ const SNIPPETS: Snippet[] = [
   { name: "bridges-sse-node", page: "docs/bridges.md", containing: "sseActionsNodeHandler, writeSSE" },
   { name: "bridges-sse-hono", page: "docs/bridges.md", containing: "honoSSE, type SessionEventLog" },
   { name: "bridges-ai-sdk", page: "docs/bridges.md", containing: "uiMessageStreamResponse" },
+  { name: "bridges-ag-ui", page: "docs/bridges.md", containing: "agUiHandler({ agent, callOptions" },
+  { name: "bridges-otel", page: "docs/bridges.md", containing: "observers: [await openTelemetry()]" },
+  { name: "bridges-a2a", page: "docs/bridges.md", containing: "a2a, a2aServer" },
 ];
 
 function tsBlocks(markdown: string): string[] {
