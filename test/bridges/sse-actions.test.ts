@@ -154,6 +154,21 @@ describe("sseActionsHandler", () => {
     expect(text).not.toContain("hunter2");
   });
 
+  it("the node:http handler takes a body a framework already parsed (express.json() style)", async () => {
+    const calls: unknown[] = [];
+    const answerer: RequestAnswerer = { respond: (id, d) => calls.push([id, d]), answer: () => undefined, decline: () => undefined };
+    const handler = sseActionsNodeHandler({ resolve: () => answerer });
+    server = await startServer(async (req, res) => {
+      let text = "";
+      for await (const chunk of req) text += String(chunk);
+      Object.assign(req, { body: JSON.parse(text) as unknown });
+      await handler(req, res);
+    });
+    const response = await fetch(`${server.url}/answers`, { method: "POST", body: JSON.stringify({ runId: "r", requestId: "q", decision: "deny", message: "no" }) });
+    expect(response.status).toBe(200);
+    expect(calls).toEqual([["q", { decision: "deny", message: "no" }]]);
+  });
+
   it("the node:http handler answers the same over a real server", async () => {
     const { stream, done } = await pending(APPROVE);
     const handler = sseActionsNodeHandler({ resolve: ({ runId }) => (runId === stream.runId ? stream : undefined), maxBodyBytes: 512 });

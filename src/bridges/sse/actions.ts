@@ -128,10 +128,18 @@ export function sseActionsNodeHandler(options: SseActionsOptions): (request: Inc
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
     }
-    const outcome = request.method !== "POST" ? refusal(405, "method_not_allowed", "answers are POSTed") : await settle(await readNodeBody(request, limit), headers, options);
+    const outcome = request.method !== "POST" ? refusal(405, "method_not_allowed", "answers are POSTed") : await settle(await nodeBodyText(request, limit), headers, options);
     response.writeHead(outcome.status, outcome.status === 405 ? { ...JSON_HEADERS, allow: "POST" } : JSON_HEADERS);
     response.end(JSON.stringify(outcome.body));
   };
+}
+
+/** The body's text; a body a framework already parsed (express.json() sets `request.body`) is taken as is. */
+async function nodeBodyText(request: IncomingMessage, limit: number): Promise<string | undefined> {
+  const parsed = (request as IncomingMessage & { body?: unknown }).body;
+  if (parsed === undefined) return readNodeBody(request, limit);
+  const text = typeof parsed === "string" ? parsed : Buffer.isBuffer(parsed) ? parsed.toString("utf8") : JSON.stringify(parsed);
+  return Buffer.byteLength(text) > limit ? undefined : text;
 }
 
 async function readNodeBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
