@@ -210,11 +210,12 @@ class SessionEventLog implements EventLog {
     if (this.broken === undefined) {
       this.unstored.push(entry);
       this.schedule();
-      if (this.unstored.length - this.head > this.maxUnstored) {
-        this.fail(new StoreError("store_busy", `the session store fell more than ${this.maxUnstored} events behind`, { retryable: false }), false);
-      }
     }
     for (const subscriber of this.live) subscriber.push(entry);
+    // After the fan-out: breaking logs a notice, which must come after this event.
+    if (this.broken === undefined && this.unstored.length - this.head > this.maxUnstored) {
+      this.fail(new StoreError("store_busy", `the session store fell more than ${this.maxUnstored} events behind`, { retryable: false }), false);
+    }
     this.countForRetention();
     return entry;
   }
