@@ -1,7 +1,8 @@
 /**
  * Cost and token ceilings (DESIGN §10) from provider-reported figures only: a run's cost is the
- * `cost_usd` its provider reported for the turn, its tokens `input_tokens + output_tokens` as
- * reported. Nothing is priced or estimated, so a provider that reports no cost never trips a cost
+ * `cost_usd` its provider reported for the turn or, where the provider reports only its running
+ * total for the conversation (`cumulative_cost_usd`, Claude Code), that total's growth during the
+ * run; its tokens are `input_tokens + output_tokens` as reported. Nothing is priced or estimated, so a provider that reports no cost never trips a cost
  * ceiling. Pure functions over {@link Guardrails}; the session persists what they return.
  */
 import { BudgetExhaustedError, ConfigError, type BudgetCeiling } from "../errors/index.js";
@@ -33,10 +34,18 @@ export function initialGuardrails(budget: Budget | undefined): Guardrails {
   return { spentUsd: 0, spentTokens: 0, budget: { ...budget } };
 }
 
-/** The run's spend from the usage its provider reported (the latest value per key). */
-export function spendOf(usage: Usage | undefined): RunSpend {
+/**
+ * The run's spend from the usage its provider reported (the latest value per key). A running
+ * total is measured from the conversation's total at the previous run's end (none: from 0; a
+ * total below it means the provider restarted its count, so all of it is this run's).
+ */
+export function spendOf(usage: Usage | undefined, guardrails?: Guardrails, threadId?: string): RunSpend {
   const spend: RunSpend = {};
   if (usage?.cost_usd !== undefined) spend.usd = usage.cost_usd;
+  else if (usage?.cumulative_cost_usd !== undefined) {
+    const base = guardrails?.conversationCostUsd?.threadId === threadId ? guardrails?.conversationCostUsd?.usd ?? 0 : 0;
+    spend.usd = usage.cumulative_cost_usd >= base ? usage.cumulative_cost_usd - base : usage.cumulative_cost_usd;
+  }
   if (usage?.input_tokens !== undefined || usage?.output_tokens !== undefined) spend.tokens = (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0);
   return spend;
 }
@@ -60,8 +69,10 @@ export function crossedInRun(guardrails: Guardrails, run: RunSpend): BudgetCeili
  * run went past a run ceiling or the session's spend reached a session ceiling. A session ceiling
  * wins over a run ceiling (raising it is what lets the next run start).
  */
-export function settleRun(guardrails: Guardrails, run: RunSpend, runId: string, now: Date): Guardrails {
+export function settleRun(guardrails: Guardrails, run: RunSpend, runId: string, now: Date, conversation?: { threadId: string; usage: Usage }): Guardrails {
   const next: Guardrails = structuredClone(guardrails);
+  const total = conversation?.usage.cumulative_cost_usd;
+  if (total !== undefined) next.conversationCostUsd = { threadId: conversation!.threadId, usd: total };
   next.spentUsd += run.usd ?? 0;
   next.spentTokens += run.tokens ?? 0;
   const { budget } = next;

@@ -67,6 +67,8 @@ export interface SessionParts {
 interface ActiveRun {
   stream: RunStream;
   runId: string;
+  /** The thread it runs on (its provider conversation's running cost is the baseline of the next). */
+  threadId: string;
   promptIds: string[];
   /** The batch it runs; absent for a compaction. */
   batch?: InboxBatch;
@@ -397,7 +399,7 @@ export class SessionImpl implements Session {
 
   #startRun(stream: RunStream, batch: InboxBatch | undefined, handoff: boolean): ActiveRun {
     this.#idle.disarm();
-    const run: ActiveRun = { stream, runId: stream.runId, promptIds: batch?.promptIds ?? [], usage: {}, done: Promise.resolve(), handoff };
+    const run: ActiveRun = { stream, runId: stream.runId, threadId: this.#thread.id, promptIds: batch?.promptIds ?? [], usage: {}, done: Promise.resolve(), handoff };
     if (batch) run.batch = batch;
     this.#run = run;
     this.#setState("running");
@@ -423,7 +425,8 @@ export class SessionImpl implements Session {
     } catch (error) {
       failure = error;
     }
-    this.#setGuardrails(settleRun(this.#guardrails, spendOf(run.usage), run.runId, new Date()), false);
+    const spend = spendOf(run.usage, this.#guardrails, run.threadId);
+    this.#setGuardrails(settleRun(this.#guardrails, spend, run.runId, new Date(), { threadId: run.threadId, usage: run.usage }), false);
     this.#run = undefined;
     if (this.#missingConversation(run, failure)) await this.#handOff(run.batch!);
     if (this.#state === "running") this.#setState("idle");
@@ -436,7 +439,7 @@ export class SessionImpl implements Session {
     this.#log.append(event);
     if (event.type !== "usage.observed") return;
     run.usage = { ...run.usage, ...event.usage };
-    const crossed = crossedInRun(this.#guardrails, spendOf(run.usage));
+    const crossed = crossedInRun(this.#guardrails, spendOf(run.usage, this.#guardrails, run.threadId));
     if (crossed === undefined) return;
     // Cancelled as soon as the provider reports past the ceiling; the trip itself is recorded when the run ends.
     run.stream.cancel(`${crossed} ceiling crossed by the provider-reported ${crossed.endsWith("Usd") ? "cost" : "tokens"}`);

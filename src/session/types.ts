@@ -44,6 +44,12 @@ export interface Guardrails {
   /** The configured ceilings, `sessionUsd` already raised by every `addBudget`. */
   budget: Budget;
   /**
+   * The provider's running cost of the current conversation (`usage.cumulative_cost_usd`) at the
+   * end of the last run that reported one: where a provider reports only that running total
+   * (Claude Code), a run's cost is its growth over this.
+   */
+  conversationCostUsd?: { threadId: string; usd: number };
+  /**
    * Set while a ceiling is tripped: new runs are refused with `BudgetExhaustedError` until a
    * session ceiling is raised (`addBudget`) or a run ceiling cleared (`resetRunCeiling`). `runId`:
    * the run that crossed it.

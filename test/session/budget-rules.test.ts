@@ -127,6 +127,20 @@ describe("session ceilings", () => {
     expect(noticesOf(await logOf(session), "session.budget").length).toBeGreaterThan(0);
   });
 
+  it("where the provider reports only its running cost (cumulative_cost_usd), a run costs that total's growth", async () => {
+    const driver = heldDriver();
+    const s = await start(driver, { budget: { sessionUsd: 0.45 } });
+    await s.submit("a");
+    (await driver.nextRun()).finish({ usage: { cumulative_cost_usd: 0.3 } });
+    await until(() => s.state() === "idle" && s.status().guardrails.spentUsd > 0);
+    expect(s.status().guardrails.spentUsd).toBeCloseTo(0.3);
+    await s.submit("b");
+    (await driver.nextRun()).finish({ usage: { cumulative_cost_usd: 0.5 } });
+    await until(() => s.status().guardrails.tripped !== undefined);
+    expect(s.status().guardrails.spentUsd).toBeCloseTo(0.5);
+    expect(s.status().guardrails.tripped?.ceiling).toBe("sessionUsd");
+  });
+
   it("invalid ceilings are refused at creation", async () => {
     agent = createAgent(heldDriver());
     await expect(createSession(agent, { budget: { sessionUsd: -1 } })).rejects.toBeInstanceOf(ConfigError);
