@@ -88,15 +88,15 @@ class ThreadGoalControl implements GoalControl {
     }, options);
   }
 
-  pause(options: GoalCallOptions = {}): Promise<Goal> {
+  async pause(options: GoalCallOptions = {}): Promise<Goal> {
     return this.#change({ op: "set", status: "paused" }, options);
   }
 
-  resume(options: GoalCallOptions = {}): Promise<Goal> {
+  async resume(options: GoalCallOptions = {}): Promise<Goal> {
     return this.#change({ op: "set", status: "active" }, options);
   }
 
-  budget(tokens: number | null, options: GoalCallOptions = {}): Promise<Goal> {
+  async budget(tokens: number | null, options: GoalCallOptions = {}): Promise<Goal> {
     if (tokens !== null) checkBudget(tokens);
     return this.#change({ op: "set", tokenBudget: tokens }, options);
   }
