@@ -57,7 +57,13 @@ export function chunkOf(events: readonly SessionEvent[]): { first: number; last:
 export function eventChunks(db: BetterSqlite3.Database): EventChunks {
   const sql = {
     insert: db.prepare(`INSERT INTO session_events (session_id, first_seq, last_seq, max_at, body) VALUES (?, ?, ?, ?, ?)`),
-    from: db.prepare(`SELECT first_seq, last_seq, max_at, body FROM session_events WHERE session_id = ? AND last_seq > ? ORDER BY first_seq`),
+    // Starts at the chunk holding `after + 1` through the primary key, not by scanning the log.
+    from: db.prepare(
+      `SELECT first_seq, last_seq, max_at, body FROM session_events
+       WHERE session_id = @id AND last_seq > @after AND first_seq >= coalesce(
+         (SELECT first_seq FROM session_events WHERE session_id = @id AND first_seq <= @after + 1 ORDER BY first_seq DESC LIMIT 1), 0)
+       ORDER BY first_seq`,
+    ),
     firstYoung: db.prepare(
       `SELECT first_seq, last_seq, max_at, body FROM session_events WHERE session_id = ? AND max_at >= ? ORDER BY first_seq LIMIT 1`,
     ),
@@ -86,7 +92,7 @@ export function eventChunks(db: BetterSqlite3.Database): EventChunks {
 
     read(id, after, limit) {
       const out: SessionEvent[] = [];
-      for (const chunk of sql.from.iterate(id, after) as IterableIterator<Chunk>) {
+      for (const chunk of sql.from.iterate({ id, after }) as IterableIterator<Chunk>) {
         const all = entries(chunk);
         for (let i = Math.max(0, after - chunk.first_seq + 1); i < all.length && out.length < limit; i++) {
           out.push({ seq: chunk.first_seq + i, sessionId: id, at: all[i]![0], event: all[i]![1] });
@@ -99,7 +105,7 @@ export function eventChunks(db: BetterSqlite3.Database): EventChunks {
     dropThrough(id, cut) {
       let dropped = Number(sql.countWhole.get(id, cut));
       sql.dropWhole.run(id, cut);
-      const straddling = sql.from.get(id, cut) as Chunk | undefined;
+      const straddling = sql.from.get({ id, after: cut }) as Chunk | undefined;
       if (straddling !== undefined && straddling.first_seq <= cut) {
         const keep = cut - straddling.first_seq + 1;
         keepFrom(id, straddling, entries(straddling), keep);
