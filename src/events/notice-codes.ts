@@ -35,6 +35,7 @@ export const NOTICE_CODES = {
   mcp_elicitation_declined: { meaning: "an MCP server asked for input; it was declined", drivers: ["codex"] },
   dynamic_tool_refused: { meaning: "Codex called a client tool the driver never declared", drivers: ["codex"] },
   context_compacted: { meaning: "the conversation context was compacted (by Codex, by Claude Code or CodeBuddy, or by the openai driver's context guard)", drivers: ["codex", "stream-json", "openai"] },
+  title_generated: { meaning: "the conversation got its title (in the message); a warning when the title request failed", drivers: ["openai"] },
   goal_updated: { meaning: "Codex changed the thread's goal during the turn (its accounting or status); read it with `Thread.goal()`", drivers: ["codex"] },
   goal_cleared: { meaning: "Codex reported the thread's goal cleared (also sent when a thread without a goal is resumed)", drivers: ["codex"] },
   review_started: { meaning: "Codex entered review mode", drivers: ["codex"] },

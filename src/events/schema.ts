@@ -148,6 +148,7 @@ function payloadShapes(exact: boolean) {
       files,
       mcp: obj({ server: text, tool: text }).optional(),
       rawInput: z.unknown().optional(),
+      parentCallId: text.optional(),
     },
     "tool.updated": { callId: text, output: text.optional(), files },
     "tool.completed": {

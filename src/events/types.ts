@@ -107,6 +107,11 @@ export interface ToolStarted {
   mcp?: McpToolRef;
   /** The provider's own input of the call, redacted; shapes differ per provider. */
   rawInput?: unknown;
+  /**
+   * The `callId` of the call this one runs inside: a subagent's (`kind: "subagent"`) own tool
+   * calls name the call that started it. Absent: a call of the run's own agent.
+   */
+  parentCallId?: string;
 }
 
 /** Progress of a tool call. */

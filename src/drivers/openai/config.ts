@@ -67,6 +67,12 @@ export interface OpenAIConfig {
   compaction?: false | { threshold?: number; keepTurns?: number; toolOutputChars?: number };
   /** Generate a title for a conversation after its first turn (one extra model request). Default false. */
   title?: boolean;
+  /**
+   * The `task` tool (offered with the built-in tools; `tools.only` may name it): a subagent with a
+   * fresh conversation. `maxDepth` (default 1: subagents start none of their own) and `maxTasks`
+   * (per run, at every depth; default 8) bound it. `false`: not offered.
+   */
+  subagents?: false | { maxDepth?: number; maxTasks?: number };
   /** Whether the model takes audio input (Chat Completions `input_audio`: wav, mp3). Default false. */
   audioInput?: boolean;
   /** The built-in workspace tools. */
@@ -106,6 +112,7 @@ const configSchema = z.strictObject({
     ])
     .optional(),
   title: z.boolean().optional(),
+  subagents: z.union([z.literal(false), z.strictObject({ maxDepth: z.number().int().min(1).max(8).optional(), maxTasks: z.number().int().min(1).optional() })]).optional(),
   audioInput: z.boolean().optional(),
   tools: toolsSchema.optional(),
 } satisfies Record<keyof OpenAIConfig, z.ZodType>);
@@ -141,6 +148,8 @@ export interface ResolvedOpenAIConfig {
   /** Undefined: the context guard is off. */
   compaction?: CompactionSettings;
   title: boolean;
+  /** Undefined: no `task` tool. */
+  subagents?: { maxDepth: number; maxTasks: number };
   audioInput: boolean;
   tools: { builtin: boolean; only?: string[]; bash: { timeoutMs?: number; outputCapBytes?: number }; grep: { ripgrep?: boolean } };
 }
@@ -167,6 +176,9 @@ export function resolveOpenAIConfig(config: OpenAIConfig): ResolvedOpenAIConfig 
     tools: { builtin: c.tools?.builtin ?? true, bash: { ...(c.tools?.bash ?? {}) }, grep: { ...(c.tools?.grep ?? {}) } },
   };
   if (c.tools?.only !== undefined) resolved.tools.only = [...c.tools.only];
+  if (c.subagents !== false && resolved.tools.builtin && (c.tools?.only === undefined || c.tools.only.includes("task"))) {
+    resolved.subagents = { maxDepth: c.subagents?.maxDepth ?? 1, maxTasks: c.subagents?.maxTasks ?? 8 };
+  }
   if (c.compaction !== false) {
     resolved.compaction = { threshold: c.compaction?.threshold ?? 0.8, keepTurns: c.compaction?.keepTurns ?? 1, toolOutputChars: c.compaction?.toolOutputChars ?? 2000 };
   }

@@ -45,6 +45,8 @@ export interface OpenAIDriver extends Driver {
   followUp(runId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Child processes the driver owns (the runs' stdio MCP servers). */
   processes(): ProcessStats;
+  /** The title generated for a stored conversation (`title: true`), if it has one. Rejects with `provider_session_not_found` for an unknown id. */
+  title(providerSessionId: string): Promise<string | undefined>;
   /** A copy of a stored conversation without the given runs' turns, under a new session id (backs `Thread.rewind`). */
   rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }>;
 }
@@ -195,6 +197,10 @@ class OpenAIDriverImpl implements OpenAIDriver {
 
   followUp(runId: string, text: string, signal: AbortSignal): Promise<void> {
     return this.#queue("followUps", runId, text, signal);
+  }
+
+  async title(providerSessionId: string): Promise<string | undefined> {
+    return (await this.#store.load(providerSessionId)).title;
   }
 
   async rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }> {

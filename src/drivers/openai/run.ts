@@ -18,6 +18,8 @@ import { promptContent } from "./inputs.js";
 import { systemPrompt } from "./instructions.js";
 import { runLoop, type RunQueues } from "./loop.js";
 import { ContextGuard } from "./compaction.js";
+import { Subagents } from "./subagents.js";
+import { generateTitle } from "./title.js";
 import type { ContextWindows } from "./context.js";
 import { McpServers } from "./mcp/servers.js";
 import { allowedBuiltins, Toolbox } from "./toolbox.js";
@@ -25,6 +27,7 @@ import { builtinTools } from "./tools/index.js";
 import { TurnUsage } from "./usage.js";
 import { chatApi } from "./wire/chat.js";
 import { responsesApi } from "./wire/responses.js";
+import type { ModelRequest } from "./wire/types.js";
 
 const PROVIDER = "openai";
 
@@ -82,11 +85,17 @@ async function openTools(request: RunRequest, ctx: RunContext, signal: AbortSign
   try {
     const mcp = servers.length > 0 ? await McpServers.open(servers, { cwd: request.workspace, redactor: ctx.redactor, onSpawn: ctx.onSpawn }, signal) : undefined;
     const builtins = ctx.config.tools.builtin ? allowedBuiltins(builtinTools({ bash: ctx.config.tools.bash, grep: ctx.config.tools.grep }), ctx.config.tools.only, request.policy) : [];
-    return { toolbox: new Toolbox(builtins, mcp), ...(endpoint !== undefined ? { endpoint } : {}) };
+    return { toolbox: new Toolbox(builtins, mcp, ctx.config.subagents !== undefined), ...(endpoint !== undefined ? { endpoint } : {}) };
   } catch (error) {
     await endpoint?.close().catch(() => {});
     throw error;
   }
+}
+
+/** What a subagent's requests repeat of the run's: not its output schema (the run's answer is the one with a shape). */
+function taskBase(base: Omit<ModelRequest, "messages">): Omit<ModelRequest, "messages" | "tools" | "outputSchema"> {
+  const { tools: _tools, outputSchema: _schema, ...rest } = base;
+  return rest;
 }
 
 // long-function: the run's lifecycle in order (open, deliver, loop, save, close); each step is one call
@@ -130,6 +139,7 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
     };
     const client = ctx.client(OpenAIClass, apiKey);
+    const allowed = ctx.allowedFor(conversation.id);
     const wire = config.api === "responses" ? responsesApi : chatApi;
     const guard = config.compaction === undefined ? undefined : new ContextGuard({ settings: config.compaction, windows: ctx.windows, client, wire, conversation, store: ctx.store, emitter, usage, signal, requestTimeoutMs: config.requestTimeoutMs });
     const result = await runLoop({
@@ -144,15 +154,18 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
       ...(guard !== undefined ? { guard } : {}),
       queues: ctx.queues,
       usage,
-      tools: { request, toolbox, allowed: ctx.allowedFor(conversation.id) },
+      tools: { request, toolbox, allowed, ...(config.subagents !== undefined ? { runTask: new Subagents({ client, wire, config, base: taskBase(base), toolbox, request, allowed, usage, started: { count: 0 } }, emitter.offer).run } : {}) },
       markDelivered: () => request.markDelivered(),
       save,
     });
     turn.ended = "completed";
+    if (config.title && conversation.title === undefined) await generateTitle({ client, wire, model, conversation, emitter, usage, signal, requestTimeoutMs: config.requestTimeoutMs });
     await save();
     await emitter.drain();
-    const response: RunResponse = { text: result.text, providerSessionId: conversation.id, raw: { provider: PROVIDER, api: config.api, model } };
-    if (result.usage !== undefined) response.usage = result.usage;
+    const raw = { provider: PROVIDER, api: config.api, model, ...(conversation.title !== undefined ? { title: conversation.title } : {}) };
+    const response: RunResponse = { text: result.text, providerSessionId: conversation.id, raw };
+    const totals = usage.current() ?? result.usage;
+    if (totals !== undefined) response.usage = totals;
     return response;
   } catch (error) {
     turn.ended = signal.aborted ? "cancelled" : "failed";

@@ -32,6 +32,8 @@ export interface ToolCallContext {
   toolbox: Toolbox;
   /** Approval kinds allowed for the whole conversation ("allow always"). */
   allowed: Set<string>;
+  /** Runs a `task` call's subagent to its answer (absent: no subagents). */
+  runTask?(call: ToolCallRecord, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
 }
 
 /** The outcome of a batch: the results for the model, and whether a denial asked to stop the turn. */
@@ -81,6 +83,10 @@ function skipped(call: ToolCallRecord): CallResult {
 
 function started(call: ToolCallRecord, tool: OfferedTool | undefined, args: Record<string, unknown> | undefined): ToolStarted {
   if (tool === undefined) return { callId: call.id, kind: "other", name: call.name, title: call.name, ...(args !== undefined ? { rawInput: args } : {}) };
+  if (tool.kind === "task") {
+    const about = typeof args?.description === "string" && args.description !== "" ? args.description : typeof args?.prompt === "string" ? args.prompt.slice(0, 80) : "";
+    return { callId: call.id, kind: "subagent", name: call.name, title: about === "" ? "task" : `task: ${about}`, ...(args !== undefined ? { rawInput: args } : {}) };
+  }
   if (tool.kind === "mcp") {
     return { callId: call.id, kind: "mcp", name: call.name, title: `${tool.tool.server}: ${tool.tool.tool}`, mcp: { server: tool.tool.server, tool: tool.tool.tool }, ...(args !== undefined ? { rawInput: args } : {}) };
   }
@@ -136,6 +142,11 @@ async function execute(call: ToolCallRecord, tool: OfferedTool, input: Record<st
   ctx.signal.throwIfAborted();
   try {
     if (tool.kind === "mcp") return await ctx.toolbox.mcp!.call(call.name, input, ctx.signal);
+    if (tool.kind === "task") {
+      if (ctx.runTask === undefined) return { output: "Subagents are not available here.", isError: true };
+      const outcome = await ctx.runTask(call, input, ctx.signal);
+      return ctx.signal.aborted ? "cancelled" : outcome;
+    }
     let updates: Promise<void> = Promise.resolve();
     const outcome = await tool.tool.run(input, {
       workspace: ctx.request.workspace,

@@ -1,0 +1,99 @@
+/**
+ * Titles on the openai driver (`title: true`): one request after the first completed turn names
+ * the conversation; the title is stored in the conversation, announced by a `title_generated`
+ * notice and in `result.raw()`, and never asked again. Off by default.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+
+import { createAgent, type AgentEvent } from "../../../src/index.js";
+import { openai } from "../../../src/drivers/openai/index.js";
+import { cleanTitle } from "../../../src/drivers/openai/title.js";
+import { startModelServer, type CapturedRequest, type ModelServer } from "../../../src/testing/model-server/index.js";
+
+const root = mkdtempSync(join(tmpdir(), "openai-title-"));
+const workspace = join(root, "workspace");
+mkdirSync(workspace, { recursive: true });
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let server: ModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const generated = (s: ModelServer): CapturedRequest[] => s.requests.filter((r) => r.dialect === "chat" || r.dialect === "responses");
+const script = {
+  turns: [
+    { match: { lastUserTextContains: "hello" }, reply: { text: "hi there" } },
+    { match: { lastUserTextContains: "Write a title" }, reply: { text: '"Greeting Exchange."\n' } },
+    { match: { lastUserTextContains: "again" }, reply: { text: "again answer" } },
+  ],
+};
+
+describe("openai titles", () => {
+  for (const api of ["chat", "responses"] as const) {
+    it(`names a conversation once, after its first turn (${api})`, async () => {
+      server = await startModelServer({ script });
+      const stateDir = join(root, `state-${api}`);
+      const driver = openai({ baseURL: `${server.url}/v1`, api, model: "scripted-model", stateDir, title: true });
+      const agent = createAgent(driver, { workspace });
+      try {
+        const thread = await agent.startThread();
+        const stream = thread.stream("hello model");
+        const events: AgentEvent[] = [];
+        for await (const event of stream) events.push(event);
+        const first = await stream.result;
+        expect(first.text).toBe("hi there");
+        const notice = events.find((e) => e.type === "notice" && e.code === "title_generated") as { level: string; message: string } | undefined;
+        expect(notice).toMatchObject({ level: "info", message: "conversation titled: Greeting Exchange" });
+        expect((first.raw().terminal as { title?: string }).title).toBe("Greeting Exchange");
+        // Two requests' usage: the turn and its title.
+        expect(first.usage?.input_tokens).toBe(20);
+
+        const titleRequest = generated(server)[1]!;
+        expect(titleRequest.tools).toEqual([]);
+        expect(titleRequest.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+
+        const second = await thread.run("again please");
+        expect((second.raw().terminal as { title?: string }).title).toBe("Greeting Exchange");
+        expect(generated(server)).toHaveLength(3);
+        const stored = JSON.parse(readFileSync(join(stateDir, `${second.providerSessionId}.json`), "utf8")) as { title?: string };
+        expect(stored.title).toBe("Greeting Exchange");
+        expect(await driver.title(second.providerSessionId!)).toBe("Greeting Exchange");
+      } finally {
+        await agent.close();
+      }
+    });
+  }
+
+  it("is off by default, and a failed title request is a warning, not the run's failure", async () => {
+    server = await startModelServer({ script: { turns: [{ match: { lastUserTextContains: "hello" }, reply: { text: "hi there" } }, { match: { lastUserTextContains: "Write a title" }, fault: { status: 400 } }] } });
+    const plain = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "off") }), { workspace });
+    try {
+      expect((await plain.run("hello model")).text).toBe("hi there");
+      expect(generated(server)).toHaveLength(1);
+    } finally {
+      await plain.close();
+    }
+    await server.close();
+    server = await startModelServer({ script: { turns: [{ match: { lastUserTextContains: "hello" }, reply: { text: "hi there" } }, { match: { lastUserTextContains: "Write a title" }, fault: { status: 400 } }] } });
+    const titled = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "failing"), title: true }), { workspace });
+    try {
+      const stream = titled.stream("hello model");
+      const events: AgentEvent[] = [];
+      for await (const event of stream) events.push(event);
+      expect((await stream.result).text).toBe("hi there");
+      expect(events.find((e) => e.type === "notice" && e.code === "title_generated")).toMatchObject({ level: "warning" });
+    } finally {
+      await titled.close();
+    }
+  });
+
+  it("cleans the model's answer into one line", () => {
+    expect(cleanTitle('  "Fix the flaky test."  \nmore')).toBe("Fix the flaky test");
+    expect(cleanTitle("**Refactor parser**")).toBe("Refactor parser");
+  });
+});
