@@ -30,6 +30,7 @@ import {
   withoutTimings,
 } from "./conformance-probes.js";
 import { registerResourceChecks } from "./conformance-resources.js";
+import { registerCompactChecks } from "./conformance-compact.js";
 
 /** The `describe`/`it` pair of any runner (vitest, node:test, jest, mocha). */
 export interface ConformanceRunner {
@@ -92,6 +93,11 @@ export interface ConformanceFixtures {
    * does not deliver is always checked: refused before the driver is called.)
    */
   resources?: { received: () => Promise<string> | string };
+  /**
+   * `false` skips the run that compacts a thread after `textRun` (for a provider fixture that cannot
+   * answer a compaction); a driver declaring `features.compact` is checked with it by default.
+   */
+  compact?: false;
 }
 
 /** Register the conformance suite for `makeDriver` with `fixtures.runner`. */
@@ -215,6 +221,7 @@ export function runDriverConformance(makeDriver: () => Driver, fixtures: Conform
 
     registerOptionalChecks(makeDriver, fixtures, timeout);
     registerResourceChecks(makeDriver, fixtures, timeout);
+    registerCompactChecks(makeDriver, fixtures, timeout);
   });
 }
 
