@@ -10,7 +10,7 @@ import type { RunStream } from "../../../agent/run-stream.js";
 import type { AgentEvent } from "../../../events/types.js";
 import type { PendingRequest } from "./answers.js";
 import { EventMapper } from "./map-events.js";
-import type { TaskObjects } from "./objects.js";
+import { textPart, type TaskObjects } from "./objects.js";
 
 export class TaskRun {
   readonly stream: RunStream;
@@ -21,6 +21,7 @@ export class TaskRun {
   #waiters: (() => void)[] = [];
   #pending: PendingRequest | undefined;
   #ended = false;
+  #terminal = false;
   /** Settles when the reader has read the terminal event (or the stream failed). */
   readonly done: Promise<void>;
 
@@ -44,8 +45,12 @@ export class TaskRun {
     try {
       for await (const event of this.stream) this.#take(event);
     } catch {
-      // The stream ends with its terminal event; an error here has published nothing more.
+      // The stream ends with its terminal event; an error reading it is reported below.
     } finally {
+      if (!this.#terminal) {
+        const s = this.objects.states;
+        this.#publish(this.objects.status(s.TASK_STATE_FAILED, this.objects.agentMessage([textPart("the run's event stream failed")])));
+      }
       this.#ended = true;
       this.#stop();
     }
@@ -57,6 +62,7 @@ export class TaskRun {
     else if ((event.type === "approval.resolved" || event.type === "question.resolved") && this.#pending?.requestId === event.requestId) this.#pending = undefined;
     const mapped = this.#mapper.map(event);
     for (const a2aEvent of mapped.events) this.#publish(a2aEvent);
+    if (mapped.stop === "end") this.#terminal = true;
     if (mapped.stop !== undefined) this.#stop();
   }
 
