@@ -84,7 +84,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
       name: "OpenAI-compatible",
       transport: TRANSPORT,
       inputs: inputCapabilities(config.audioInput),
-      features: { steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: false, structuredOutput: true },
+      features: { steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: false, structuredOutput: true, compact: "native" },
       resources: { instructions: true, hostTools: true, skills: false, mcp: { stdio: true, http: true } },
       configSchema: OPENAI_CONFIG_SCHEMA,
     };

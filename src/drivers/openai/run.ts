@@ -12,7 +12,7 @@ import type { ProcessHandle } from "../../process/index.js";
 import type { Redactor } from "../../redact/redact.js";
 import { loadOpenAI, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
 import { readApiKey, type ResolvedOpenAIConfig } from "./config.js";
-import type { ConversationFile, ConversationTurn } from "./conversation.js";
+import { historyOf, type ConversationFile, type ConversationTurn } from "./conversation.js";
 import { ConversationStore, newSessionId } from "./conversation-store.js";
 import { promptContent } from "./inputs.js";
 import { systemPrompt } from "./instructions.js";
@@ -92,6 +92,44 @@ async function openTools(request: RunRequest, ctx: RunContext, signal: AbortSign
   }
 }
 
+/**
+ * `Thread.compact()`: the conversation's earlier turns summarized now (every one of them), as a
+ * turn of its own with no messages, so a rewind past it undoes it.
+ */
+async function compactNow(c: {
+  request: RunRequest;
+  ctx: RunContext;
+  emitter: OrderedEmitter;
+  signal: AbortSignal;
+  conversation: ConversationFile;
+  turn: ConversationTurn;
+  previous: readonly ConversationTurn[];
+  client: OpenAIClient;
+  model: string;
+}): Promise<RunResponse> {
+  const { config } = c.ctx;
+  const usage = new TurnUsage(c.previous.map((t) => t.usage), config.contextWindow);
+  const settings = { ...(config.compaction ?? { threshold: 0.8, toolOutputChars: 2000 }), keepTurns: 0 };
+  const wire = config.api === "responses" ? responsesApi : chatApi;
+  const guard = new ContextGuard({ settings, windows: c.ctx.windows, client: c.client, wire, conversation: c.conversation, store: c.ctx.store, emitter: c.emitter, usage, signal: c.signal, requestTimeoutMs: config.requestTimeoutMs });
+  c.request.markDelivered();
+  try {
+    const instructions = systemPrompt(c.request, config.tools.builtin);
+    await guard.compact({ model: c.model, instructions, messages: historyOf(c.conversation.turns), tools: [], ...(c.request.effort !== undefined ? { effort: c.request.effort } : {}) });
+    c.turn.ended = "completed";
+    const tokens = usage.tokens;
+    if (tokens !== undefined) c.turn.usage = tokens;
+    await c.ctx.store.save(c.conversation);
+    await c.emitter.drain();
+    const totals = usage.current();
+    return { text: "", providerSessionId: c.conversation.id, raw: { provider: PROVIDER, api: config.api, model: c.model, operation: "compact" }, ...(totals !== undefined ? { usage: totals } : {}) };
+  } catch (error) {
+    throw await c.emitter.failure(error, c.signal);
+  } finally {
+    c.ctx.queues.ended = true;
+  }
+}
+
 /** What a subagent's requests repeat of the run's: not its output schema (the run's answer is the one with a shape). */
 function taskBase(base: Omit<ModelRequest, "messages">): Omit<ModelRequest, "messages" | "tools" | "outputSchema"> {
   const { tools: _tools, outputSchema: _schema, ...rest } = base;
@@ -115,6 +153,7 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
   const previous = conversation.turns;
   conversation.turns = [...previous, turn];
   if (request.thread !== undefined) await emitter.emit({ type: "thread.bound", providerSessionId: conversation.id, provenance: { provider: PROVIDER } });
+  if (request.operation === "compact") return compactNow({ request, ctx, emitter, signal, conversation, turn, previous, client: ctx.client(OpenAIClass, apiKey), model });
   turn.messages.push({ role: "user", content: await promptContent(request.prompt, request.inputs), origin: "prompt" });
   const { toolbox, endpoint } = await openTools(request, ctx, signal);
   const usage = new TurnUsage(previous.map((t) => t.usage), config.contextWindow);

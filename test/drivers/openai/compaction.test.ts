@@ -132,6 +132,32 @@ describe("openai context guard", () => {
     }
   });
 
+  it("compacts on Thread.compact(): every earlier turn summarized now, a turn of its own", async () => {
+    server = await startModelServer({
+      script: {
+        turns: [
+          { match: { lastUserTextContains: "one" }, reply: { text: "one answer" } },
+          { match: { lastUserTextContains: "Summarize the conversation so far" }, reply: { text: SUMMARY } },
+          { match: { lastUserTextContains: "two" }, reply: { text: "two answer" } },
+        ],
+      },
+    });
+    const agent = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "explicit") }), { workspace });
+    try {
+      const thread = await agent.startThread();
+      await thread.run("one question");
+      const compaction = thread.compact();
+      const events = await collect(compaction);
+      expect((await compaction.result).status).toBe("completed");
+      expect(events.some((e) => e.type === "notice" && e.code === "context_compacted")).toBe(true);
+      await thread.run("two question");
+      expect(userTexts(generated(server).at(-1)!)).toEqual([expect.stringContaining(SUMMARY), "two question"]);
+      expect((await thread.info()).checkpoint.turns).toBe(3);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("is off with compaction: false: the whole conversation is sent", async () => {
     server = await startModelServer({ script: { turns: script.turns.filter((t) => !t.match.lastUserTextContains?.startsWith("Summarize")) } });
     const agent = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "off"), contextWindow: 3000, compaction: false }), {
