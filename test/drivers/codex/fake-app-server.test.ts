@@ -653,7 +653,7 @@ describe("codex driver on a fake app-server", () => {
         file: { modes: [] },
         audio: { modes: [] },
       });
-      expect(d.features).toEqual({ steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true });
+      expect(d.features).toEqual({ steer: "native", resume: "native", fork: "native", approvals: true, userQuestions: true, structuredOutput: true, compact: "native" });
       expect(AdaptorError.is(new ConfigError("x"))).toBe(true);
     });
   });
