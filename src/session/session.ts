@@ -80,8 +80,6 @@ interface ActiveRun {
   handoff: boolean;
 }
 
-type ThreadWithCompact = Thread & { compact?: (options?: { signal?: AbortSignal }) => RunStream };
-
 export class SessionImpl implements Session {
   readonly id: string;
   readonly #agent: Agent;
@@ -347,11 +345,11 @@ export class SessionImpl implements Session {
 
   async compact(): Promise<void> {
     this.#assertOpen();
-    const thread = this.#thread as ThreadWithCompact;
-    if (typeof thread.compact !== "function") throw new FeatureUnsupportedError("compact", this.#agent.driver.id);
     if (this.#run || this.#exclusive > 0) throw new SessionError("session_busy", "a run is in flight: compaction waits for the conversation to be at rest");
+    // Throws FeatureUnsupportedError at once where the driver has no native compaction.
+    const stream = this.#thread.compact({ signal: this.#stopping.signal });
     this.#wakeUp();
-    const run = this.#startRun(thread.compact({ signal: this.#stopping.signal }), undefined, false);
+    const run = this.#startRun(stream, undefined, false);
     await run.done;
     await run.stream.result.then(() => undefined);
   }

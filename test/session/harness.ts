@@ -14,6 +14,8 @@ export interface HeldRun {
   runId: string;
   thread?: { id: string; providerSessionId?: string; fork?: boolean };
   inputNames: string[];
+  model?: string;
+  effort?: string;
   /** Emit an event into the run while it is held. */
   emit(event: DriverEvent): Promise<void>;
   /** End the run: completed (with `usage`), or failed with `fail`. */
@@ -72,6 +74,8 @@ export function heldDriver(options: { steer?: boolean; followUp?: boolean; write
         cancelled: false,
       };
       if (request.thread) run.thread = { ...request.thread };
+      if (request.model !== undefined) run.model = request.model;
+      if (request.effort !== undefined) run.effort = request.effort;
       try {
         return await holdRun(run, request, sink, signal, outcome, () => (request.thread?.providerSessionId ?? `held_session_${++sessions}`), () => {
           runs.push(run);
