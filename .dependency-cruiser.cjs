@@ -79,7 +79,7 @@ module.exports = {
       name: "core-knows-no-driver",
       severity: "error",
       comment: "Core speaks only the SPI; a concrete driver is chosen by the host, never imported by the library below drivers/.",
-      from: { path: "^src/(errors|redact|process|events|driver|inspect|input|resources|thread|agent)/" },
+      from: { path: "^src/(errors|redact|process|events|driver|inspect|input|resources|thread|agent|session)/" },
       to: { path: "^src/drivers/" },
     },
     {
@@ -87,7 +87,7 @@ module.exports = {
       severity: "error",
       comment: "A driver stands on the SPI beside core, not on it: importing agent/ or thread/ would make core's internals part of every driver.",
       from: { path: "^src/drivers/" },
-      to: { path: "^src/(agent|thread|testing|cli)/" },
+      to: { path: "^src/(agent|thread|session|testing|cli)/" },
     },
     {
       name: "drivers-side-by-side",
@@ -101,7 +101,7 @@ module.exports = {
       severity: "error",
       comment: "A bridge's client driver (src/bridges/<name>/driver/) is a driver: it stands on the SPI, never on core, threads, a driver, testing, or its bridge's server side (which may use core).",
       from: { path: "^src/bridges/([^/]+)/driver/" },
-      to: { path: ["^src/(agent|thread|drivers|testing|cli)/", "^src/bridges/$1/server/"] },
+      to: { path: ["^src/(agent|thread|session|drivers|testing|cli)/", "^src/bridges/$1/server/"] },
     },
     {
       name: "testing-below-cli",
@@ -114,7 +114,7 @@ module.exports = {
       name: "library-never-imports-testing",
       severity: "error",
       comment: "testing/ (fakes, conformance) is for tests and driver authors; shipping code below it must not depend on it.",
-      from: { path: "^src/(errors|redact|process|events|driver|inspect|input|resources|thread|agent|drivers)/" },
+      from: { path: "^src/(errors|redact|process|events|driver|inspect|input|resources|thread|agent|session|drivers)/" },
       to: { path: "^src/testing/" },
     },
   ],
