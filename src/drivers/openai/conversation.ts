@@ -21,7 +21,7 @@ export interface ToolCallRecord {
 }
 
 export type ConversationMessage =
-  | { role: "user"; content: ContentPart[]; origin?: "prompt" | "steer" | "follow_up" | "summary" | "import" }
+  | { role: "user"; content: ContentPart[]; origin?: "prompt" | "steer" | "follow_up" | "summary" }
   | { role: "assistant"; text: string; reasoning?: string; toolCalls: ToolCallRecord[]; model?: string }
   | { role: "tool"; callId: string; name: string; output: string; isError: boolean };
 
@@ -68,8 +68,6 @@ export interface ConversationFile {
   transcriptOf?: string;
   /** The conversation it is a rewound copy of (that one keeps the dropped turns). */
   rewoundFrom?: string;
-  /** Where the first turns came from when the conversation was imported from another agent's transcript. */
-  importedFrom?: { format: "codex" | "claude"; sessionId?: string; turns: number };
   /** The title generated after the first turn (`title: true` in the config). */
   title?: string;
   /**
