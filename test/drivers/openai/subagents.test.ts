@@ -144,6 +144,36 @@ describe("openai subagents", () => {
     }
   });
 
+  it("nest to maxDepth: a subagent's own task and its calls name their parents", async () => {
+    const script: ModelScript = {
+      turns: [
+        { match: { lastUserTextContains: "delegate" }, reply: { toolCalls: [{ id: "t", name: "task", arguments: { prompt: "LEVEL1 pass it on" } }] } },
+        { match: { lastUserTextContains: "LEVEL1" }, reply: { toolCalls: [{ id: "c", name: "task", arguments: { prompt: "LEVEL2 read the notes" } }] } },
+        { match: { lastUserTextContains: "LEVEL2" }, reply: { toolCalls: [{ id: "r", name: "read", arguments: { path: "notes.txt" } }] } },
+        { match: { toolResultFor: "r" }, reply: { text: "level two read it" } },
+        { match: { toolResultFor: "c" }, reply: { text: "level one heard back" } },
+        { match: { toolResultFor: "t" }, reply: { text: "all done" } },
+      ],
+    };
+    server = await startModelServer({ script });
+    const agent = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "state"), subagents: { maxDepth: 2 } }), { workspace: workspace() });
+    try {
+      const stream = agent.stream("delegate deeply");
+      const events = await collect(stream);
+      expect((await stream.result).text).toBe("all done");
+      expect(of(events, "tool.started").map((e) => [e.callId, e.kind, e.parentCallId])).toEqual([
+        ["t", "subagent", undefined],
+        ["t/c", "subagent", "t"],
+        ["t/c/r", "read", "t/c"],
+      ]);
+      const [, level1, level2] = generated(server);
+      expect(level1!.tools).toContain("task");
+      expect(level2!.tools).not.toContain("task");
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("are bounded: past maxTasks a task call is a tool error the model reads; subagents: false offers no task", async () => {
     const script: ModelScript = {
       turns: [
