@@ -106,8 +106,6 @@ function quoteSchema(schema: string): string {
 
 async function migrateSteps(query: (text: string, values?: unknown[]) => Promise<PostgresQueryResult>, schema: string): Promise<number> {
   const s = quoteSchema(schema);
-  const exists = await query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
-  if (exists.rowCount === 0) await query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
   await query(`CREATE TABLE IF NOT EXISTS ${s}.session_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const { rows } = await query(`SELECT coalesce(max(version), 0) AS version FROM ${s}.session_schema_migrations`);
   let version = Number(rows[0]?.version ?? 0);
@@ -131,6 +129,26 @@ async function migrateSteps(query: (text: string, values?: unknown[]) => Promise
   return version;
 }
 
+/**
+ * Creates the schema when missing, under the thread store's migration lock: both stores may open
+ * a new shared schema at once, and two concurrent `CREATE SCHEMA IF NOT EXISTS` can still collide.
+ */
+async function createSchema(query: (text: string, values?: unknown[]) => Promise<PostgresQueryResult>, schema: string): Promise<void> {
+  const exists = await query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
+  if (exists.rowCount !== 0) return;
+  const key = `agent-adaptor/threads/${schema}`;
+  await query(`SELECT pg_advisory_lock(hashtextextended($1, 0))`, [key]);
+  try {
+    await query(`CREATE SCHEMA IF NOT EXISTS ${quoteSchema(schema)}`);
+  } catch (err) {
+    // Created meanwhile by someone not taking the lock: what was wanted.
+    const code = (err as { code?: unknown }).code;
+    if (code !== "42P06" && code !== "23505") throw err;
+  } finally {
+    await query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [key]);
+  }
+}
+
 /** Brings the session tables up to date, one migrator per schema at a time across every host. */
 async function migrate(pool: PostgresPoolLike, schema: string): Promise<number> {
   const connection = await pool.connect();
@@ -138,6 +156,7 @@ async function migrate(pool: PostgresPoolLike, schema: string): Promise<number> 
   const key = `agent-adaptor/sessions/${schema}`;
   let broken: Error | undefined;
   try {
+    await createSchema(query, schema);
     await query(`SELECT pg_advisory_lock(hashtextextended($1, 0))`, [key]);
     try {
       return await migrateSteps(query, schema);
