@@ -82,6 +82,15 @@ describe("a2a driver on an A2A SDK agent", () => {
     }
   });
 
+  it("a file part of the agent's answer shows as a marker naming it, not dropped", async () => {
+    const agent = createAgent(a2a({ url: url("open") }), { workspace: process.cwd() });
+    try {
+      expect((await agent.run("FILE please")).text).toBe("See [file: report.pdf (application/pdf)]");
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("refuses a policy a remote agent cannot be held to", () => {
     expect(() => createAgent(a2a({ url: url("open") }), { defaults: { policy: { sandbox: "read-only" } } })).toThrow(/policy.sandbox/);
   });

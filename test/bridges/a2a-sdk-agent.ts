@@ -52,6 +52,11 @@ class SampleExecutor implements AgentExecutor {
       return;
     }
     if (prompt.startsWith("ASK")) return status(TaskState.TASK_STATE_INPUT_REQUIRED, "What is your name?");
+    if (prompt.startsWith("FILE")) {
+      const file: Part = { content: { $case: "url", value: "https://example.com/report.pdf" }, metadata: undefined, filename: "report.pdf", mediaType: "application/pdf" };
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId: "report", name: "report", description: "", parts: [text("See "), file], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
+      return status(TaskState.TASK_STATE_COMPLETED);
+    }
     if (prompt.startsWith("LEAK")) {
       const headers = ctx.context.state.get("headers") as Record<string, string> | undefined;
       return status(TaskState.TASK_STATE_FAILED, `refused: ${headers?.authorization ?? "no credentials"}`);

@@ -23,10 +23,19 @@ const CONTINUE: Step = { kind: "continue" };
 /** Carried events rebuilt as they are; the rest are the run's own (started, resolutions, terminals). */
 const REBUILT = new Set(["tool.started", "tool.updated", "tool.completed", "plan.updated", "reasoning.completed", "usage.observed", "notice"]);
 
+/** One part as text: text as it is, data as JSON, a file as a marker naming it (its bytes are not text). */
+function partText(part: Part): string {
+  const content = part.content;
+  if (content === undefined) return "";
+  if (content.$case === "text") return content.value;
+  if (content.$case === "data") return JSON.stringify(content.value);
+  const type = part.mediaType ? ` (${part.mediaType})` : "";
+  if (content.$case === "url") return `[file: ${part.filename || content.value}${type}]`;
+  return `[file: ${part.filename || "unnamed"}${type}, ${content.value.byteLength} bytes]`;
+}
+
 export function partsText(parts: readonly Part[] | undefined): string {
-  return (parts ?? [])
-    .map((p) => (p.content?.$case === "text" ? p.content.value : p.content?.$case === "data" ? JSON.stringify(p.content.value) : ""))
-    .join("");
+  return (parts ?? []).map(partText).join("");
 }
 
 /** The canonical event a carried one stands for, when it passes the event schema. */
