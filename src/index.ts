@@ -7,7 +7,7 @@ export type { Agent } from "./agent/agent.js";
 export type { RunStream } from "./agent/run-stream.js";
 export type { Thread, ThreadCallOptions } from "./agent/thread.js";
 export type { GoalCallOptions, GoalControl } from "./agent/thread-goals.js";
-export type { Goal, GoalOperation, GoalRequest, GoalResponse, GoalStatus, SettableGoalStatus } from "./driver/goals.js";
+export type { Goal, GoalOperation, GoalResponse, GoalStatus, SettableGoalStatus } from "./driver/goals.js";
 export type {
   HistoryInput,
   HistoryOptions,
@@ -179,6 +179,7 @@ export type {
   Driver,
   EventSink,
   FeatureSupport,
+  GoalRequest,
   HostToolsEndpoint,
   HostToolsLink,
   InputKindCapability,

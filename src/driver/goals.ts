@@ -1,9 +1,9 @@
 /**
  * Native goals (DESIGN §10): a provider-kept objective a conversation works towards, with the
  * provider's own accounting. Only what a provider offers is modelled — no invented budgets or
- * states. The SPI half is {@link Driver.goals}; the host half is `GoalControl` (`Thread.goal()`).
+ * states. The SPI half is `Driver.goals` (its request, `GoalRequest`, is in types.ts); the host half
+ * is `GoalControl` (`Thread.goal()`).
  */
-import type { ResolvedResources } from "./types.js";
 
 /**
  * A goal's state as the provider reports it. `blocked`, `usage_limited`, `budget_limited` and
@@ -40,15 +40,6 @@ export type GoalOperation =
   | { op: "get" }
   | { op: "set"; objective?: string; status?: SettableGoalStatus; tokenBudget?: number | null }
   | { op: "clear" };
-
-/** What {@link Driver.goals} is asked. */
-export interface GoalRequest {
-  operation: GoalOperation;
-  /** The conversation the goal belongs to; absent only for `probe` (a thread with no turn yet). */
-  providerSessionId?: string;
-  workspace: string;
-  resources: ResolvedResources;
-}
 
 /** The answer: unsupported with the provider's reason, or the goal as it now stands. */
 export type GoalResponse =

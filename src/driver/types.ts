@@ -8,7 +8,7 @@ import type { ApprovalDecision, DriverEvent } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
 import type { Inspection } from "../inspect/types.js";
 import type { DeliveryMode, InputKind } from "../input/kinds.js";
-import type { GoalRequest, GoalResponse } from "./goals.js";
+import type { GoalOperation, GoalResponse } from "./goals.js";
 
 /** Static input capability of a driver for one kind. Empty `modes` = unsupported. */
 export interface InputKindCapability {
@@ -163,6 +163,15 @@ export interface PrepareResponse {
   process: "unsupported" | "transient" | "ready";
   /** Present exactly when `process` is `"ready"`. */
   standby?: StandbyHandle;
+}
+
+/** What {@link Driver.goals} is asked. */
+export interface GoalRequest {
+  operation: GoalOperation;
+  /** The conversation the goal belongs to; absent only for `probe` (a thread with no turn yet). */
+  providerSessionId?: string;
+  workspace: string;
+  resources: ResolvedResources;
 }
 
 /** A per-run input after core materialized it. Never carries the caller's original path. */

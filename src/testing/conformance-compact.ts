@@ -10,11 +10,19 @@ import { createAgent } from "../agent/agent.js";
 import type { Driver } from "../driver/types.js";
 import { FeatureUnsupportedError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
-import type { ConformanceFixtures } from "./conformance.js";
+import type { AgentOptions } from "../agent/options.js";
+
+/** What these checks read of the suite's fixtures (`ConformanceFixtures`). */
+export interface CompactFixtures {
+  runner: { it(name: string, body: () => Promise<void>, timeoutMs?: number): unknown };
+  agentOptions?: AgentOptions;
+  textRun: { prompt: string };
+  compact?: false;
+}
 
 const TERMINALS = new Set(["run.completed", "run.failed", "run.cancelled"]);
 
-export function registerCompactChecks(makeDriver: () => Driver, fixtures: ConformanceFixtures, timeout: number): void {
+export function registerCompactChecks(makeDriver: () => Driver, fixtures: CompactFixtures, timeout: number): void {
   const { it } = fixtures.runner;
   const options = fixtures.agentOptions ?? {};
 

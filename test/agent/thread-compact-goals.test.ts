@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
-import type { Goal, GoalRequest, GoalResponse } from "../../src/driver/goals.js";
-import type { CompactSupport, Descriptor, Driver, RunRequest } from "../../src/driver/types.js";
+import type { Goal, GoalResponse } from "../../src/driver/goals.js";
+import type { CompactSupport, Descriptor, Driver, GoalRequest, RunRequest } from "../../src/driver/types.js";
 import { ConfigError, DriverContractError, FeatureUnsupportedError, ThreadBusyError } from "../../src/errors/index.js";
 import type { AgentEvent } from "../../src/events/types.js";
 import { fakeDriver } from "../../src/testing/fake-driver/driver.js";

@@ -9,6 +9,7 @@ import type {
   Descriptor,
   Driver,
   EventSink,
+  GoalRequest,
   HostToolsLink,
   InspectRequest,
   InspectResponse,
@@ -48,7 +49,7 @@ import type { ThreadListResponse } from "./protocol/v2/ThreadListResponse.js";
 import type { ThreadLoadedListResponse } from "./protocol/v2/ThreadLoadedListResponse.js";
 import { runTurn } from "./run.js";
 import { goalOperation } from "./goals.js";
-import type { GoalRequest, GoalResponse } from "../../driver/goals.js";
+import type { GoalResponse } from "../../driver/goals.js";
 
 /** Media types Codex reads as native images (`localImage`). */
 export const CODEX_IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];

@@ -5,7 +5,8 @@
  * goal on its own, outside any run). The probe fails closed: only an answer, or "thread not found"
  * for a thread this Codex does not know, says the method exists.
  */
-import type { Goal, GoalRequest, GoalResponse, GoalStatus } from "../../driver/goals.js";
+import type { Goal, GoalResponse, GoalStatus } from "../../driver/goals.js";
+import type { GoalRequest } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
 import { JsonRpcError } from "../../process/index.js";
 import type { CodexConnection } from "./connection.js";

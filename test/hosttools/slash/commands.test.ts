@@ -4,8 +4,8 @@
  * `session.submit`, on the one execution path).
  */
 import { describe, expect, it } from "vitest";
-import type { Driver, RunRequest } from "../../../src/driver/types.js";
-import type { Goal, GoalRequest, GoalResponse } from "../../../src/driver/goals.js";
+import type { Driver, GoalRequest, RunRequest } from "../../../src/driver/types.js";
+import type { Goal, GoalResponse } from "../../../src/driver/goals.js";
 import { SLASH_COMMAND_ORDER } from "../../../src/hosttools/slash/index.js";
 import type { FakeDriver } from "../../../src/testing/fake-driver/driver.js";
 import type { Agent } from "../../../src/agent/agent.js";
