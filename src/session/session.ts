@@ -16,6 +16,7 @@
 import type { Agent } from "../agent/agent.js";
 import type { RunStream } from "../agent/run-stream.js";
 import type { Thread } from "../agent/thread.js";
+import type { GoalCallOptions, GoalControl } from "../agent/thread-goals.js";
 import type { WatchdogOptions } from "../agent/watchdogs.js";
 import { AdaptorError, ConfigError, FeatureUnsupportedError, LeaseLostError, ResponseRejectedError, SessionError } from "../errors/index.js";
 import type { AgentEvent, ApprovalResponse } from "../events/types.js";
@@ -352,6 +353,11 @@ export class SessionImpl implements Session {
     const run = this.#startRun(stream, undefined, false);
     await run.done;
     await run.stream.result.then(() => undefined);
+  }
+
+  async goal(options?: GoalCallOptions): Promise<GoalControl | undefined> {
+    this.#assertOpen();
+    return this.#thread.goal(options);
   }
 
   close(): Promise<void> {

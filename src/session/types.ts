@@ -8,6 +8,7 @@ import type { AgentEvent } from "../events/types.js";
 import type { InputRef } from "../input/refs.js";
 import type { WatchdogOptions } from "../agent/watchdogs.js";
 import type { ThreadCallOptions } from "../agent/thread.js";
+import type { GoalCallOptions, GoalControl } from "../agent/thread-goals.js";
 import type { ApprovalResponse } from "../events/types.js";
 import type { BudgetCeiling, ErrorCode } from "../errors/index.js";
 
@@ -172,6 +173,11 @@ export interface Session extends AsyncDisposable {
   resume(options: ResumeOptions): Promise<void>;
   /** A fresh provider conversation in the same workspace with the same settings; the session keeps its id. */
   clear(): Promise<void>;
+  /**
+   * The provider's native goal of the session's current thread (`Thread.goal()`: probed, failing
+   * closed); undefined where the driver or its provider has none.
+   */
+  goal(options?: GoalCallOptions): Promise<GoalControl | undefined>;
   /** The provider's native compaction as one ordinary turn; `FeatureUnsupportedError` where it has none. */
   compact(): Promise<void>;
   /**

@@ -70,6 +70,16 @@ describe("session approvals", () => {
   });
 });
 
+describe("session goal", () => {
+  it("goal() is the current thread's native goal: undefined where the driver has none", async () => {
+    agent = createAgent(heldDriver());
+    session = await createSession(agent);
+    await expect(session.goal()).resolves.toBeUndefined();
+    await session.archive();
+    await expect(session.goal()).rejects.toMatchObject({ code: "session_archived" });
+  });
+});
+
 describe("session compact", () => {
   it("compact on a driver without native compaction is refused with FeatureUnsupportedError before anything runs", async () => {
     const driver = heldDriver();
