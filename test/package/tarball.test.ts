@@ -39,6 +39,8 @@ const SNIPPETS: Snippet[] = [
   { name: "readme-threads", page: "README.md", containing: "startThread" },
   { name: "readme-openai", page: "README.md", containing: "local = createAgent(openai" },
   { name: "readme-resources", page: "README.md", containing: "hostTool({" },
+  { name: "readme-sessions", page: "README.md", containing: "createSession(agent" },
+  { name: "sessions", page: "docs/sessions.md", containing: "tenant-42/chat-7" },
   { name: "driver-openai", page: "docs/drivers/openai.md", containing: "agent-adaptor/drivers/openai" },
   {
     name: "api-threads",
@@ -202,7 +204,8 @@ describe("a consumer project with the tarball installed", () => {
       JSON.stringify({
         compilerOptions: {
           target: "ES2022",
-          lib: ["ES2023"],
+          // DOM: hono's declarations (the bridges page's hono examples) name WebSocket event types.
+          lib: ["ES2023", "DOM"],
           module: "NodeNext",
           moduleResolution: "NodeNext",
           strict: true,
