@@ -66,6 +66,7 @@ export async function createSession(agent: Agent, options: SessionOptions = {}):
  */
 export async function openSession(agent: Agent, id: string, options: OpenSessionOptions): Promise<Session> {
   if (typeof options !== "object" || options === null || options.store === undefined) throw new ConfigError("openSession needs { store }");
+  refuseUnknownKeys("openSession", options, OPEN_SESSION_KEYS);
   const ownerTtlMs = checkOwnerTtlMs(options.ownerTtlMs);
   const { store } = options;
   const owner = await takeOwnership(store, id, ownerTtlMs);
@@ -129,6 +130,7 @@ async function threadFor(agent: Agent, threadId: string): Promise<Thread> {
 
 function checkSessionOptions(options: SessionOptions): { settings: NewSessionRecord["settings"]; ownerTtlMs: number } {
   if (typeof options !== "object" || options === null) throw new ConfigError("session options must be an object");
+  refuseUnknownKeys("createSession", options, SESSION_KEYS);
   if (options.id !== undefined && (typeof options.id !== "string" || options.id.length === 0 || options.id.length > MAX_SESSION_ID_LENGTH)) {
     throw new ConfigError(`a session id is a non-empty string of at most ${MAX_SESSION_ID_LENGTH} characters`);
   }
@@ -136,4 +138,13 @@ function checkSessionOptions(options: SessionOptions): { settings: NewSessionRec
   const settings: NewSessionRecord["settings"] = { idleSleepMs: checkIdleSleepMs(options.idleSleepMs), inboxCap: checkInboxCap(options.inboxCap) };
   if (options.retention !== undefined) settings.retention = { ...options.retention };
   return { settings, ownerTtlMs: checkOwnerTtlMs(options.ownerTtlMs) };
+}
+
+const SESSION_KEYS: ReadonlySet<string> = new Set<keyof SessionOptions>(["id", "store", "threadId", "idleSleepMs", "inboxCap", "budget", "watchdogs", "run", "ownerTtlMs", "retention", "metadata"]);
+const OPEN_SESSION_KEYS: ReadonlySet<string> = new Set<keyof OpenSessionOptions>(["store", "run", "watchdogs", "ownerTtlMs"]);
+
+/** A misspelt option (`idleSleepMS`) fails at once instead of leaving the default silently in force. */
+function refuseUnknownKeys(what: string, options: object, known: ReadonlySet<string>): void {
+  const unknown = Object.keys(options).filter((key) => !known.has(key));
+  if (unknown.length > 0) throw new ConfigError(`${what}: unknown option ${unknown.join(", ")} (options: ${[...known].join(", ")})`);
 }

@@ -5,8 +5,9 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError, createAgent, SessionError, type Agent } from "../../src/index.js";
-import { createSession } from "../../src/session/index.js";
-import type { Session, SessionOptions } from "../../src/session/types.js";
+import { createSession, openSession } from "../../src/session/index.js";
+import { memorySessionStore } from "../../src/session/stores/memory.js";
+import type { OpenSessionOptions, Session, SessionOptions } from "../../src/session/types.js";
 import { heldDriver, kinds, logOf, noticesOf, until, type HeldDriver } from "./harness.js";
 
 let agent: Agent | undefined;
@@ -41,6 +42,18 @@ describe("session lifecycle", () => {
     await expect(createSession(agent, { idleSleepMs: 1000 })).rejects.toThrow(/idleSleepMs/);
     await (await createSession(agent, { idleSleepMs: 0 })).close();
     await (await createSession(agent, { idleSleepMs: 60_000 })).close();
+  });
+
+  it("a misspelt option is refused with ConfigError naming it, by createSession and by openSession", async () => {
+    agent = createAgent(heldDriver());
+    const typo = { idleSleepMS: 60_000 } as unknown as SessionOptions;
+    await expect(createSession(agent, typo)).rejects.toBeInstanceOf(ConfigError);
+    await expect(createSession(agent, typo)).rejects.toThrow(/unknown option idleSleepMS/);
+    const store = memorySessionStore();
+    await (await createSession(agent, { id: "kept", store })).close();
+    const openTypo = { store, ownerTTLMs: 1000 } as unknown as OpenSessionOptions;
+    await expect(openSession(agent, "kept", openTypo)).rejects.toThrow(/unknown option ownerTTLMs/);
+    await (await openSession(agent, "kept", { store })).close();
   });
 
   it("the idle timeout sleeps the session only after idleSleepMs with an empty queue and no run in flight (reason idle_timeout)", async () => {
