@@ -1,0 +1,13 @@
+/** The console's entry: take the token from the URL fragment, then render. */
+import { html, render } from "htm/preact";
+import { App } from "./components/app.js";
+import { resolveToken } from "./token.js";
+
+const token = resolveToken({
+  hash: location.hash,
+  storage: sessionStorage,
+  replaceHash: (hash) => history.replaceState(history.state, "", `${location.pathname}${location.search}${hash}`),
+});
+
+const root = document.getElementById("app");
+if (root !== null) render(html`<${App} token=${token} />`, root);
