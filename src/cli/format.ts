@@ -1,6 +1,7 @@
 /** Human-readable renderings of events and inspections for the terminal. */
 import type { AgentEvent } from "../events/types.js";
 import { PANEL_NAMES, type Inspection, type Observation } from "../inspect/types.js";
+import type { SessionNotice } from "../session/types.js";
 
 const clip = (text: string, max = 160) => {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -79,4 +80,33 @@ export function formatInspection(inspection: Inspection): string {
   const widths = rows[0]!.map((_, col) => Math.min(60, Math.max(...rows.map((row) => row[col]!.length))));
   const header = `driver: ${inspection.driver.id} (${inspection.driver.name}, ${inspection.driver.transport})`;
   return [header, ...rows.map((row) => row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]!))).join("  "))].join("\n");
+}
+
+/** One line per session notice (`attach`). */
+export function describeSessionNotice(notice: SessionNotice): string {
+  switch (notice.type) {
+    case "session.state":
+      return `${notice.type} ${notice.state}${notice.reason ? ` (${notice.reason})` : ""}`;
+    case "session.prompt_queued":
+      return `${notice.type} ${notice.promptId}${notice.from ? ` from ${notice.from}` : ""}`;
+    case "session.prompt_dropped":
+      return `${notice.type} ${notice.promptId} ${notice.reason}`;
+    case "session.run_admitted":
+      return `${notice.type} ${notice.runId} (${notice.promptIds.join(", ")})`;
+    case "session.steer":
+    case "session.follow_up":
+      return `${notice.type} ${notice.promptId} ${notice.delivery}`;
+    case "session.configured":
+      return `${notice.type} ${Object.entries(notice.settings).map(([k, v]) => `${k}=${v}`).join(" ")}`;
+    case "session.gate":
+      return `${notice.type} ${notice.gate.open ? "open" : `closed by ${notice.gate.by}: ${clip(notice.gate.reason)}`}`;
+    case "session.budget":
+      return `${notice.type} spent $${notice.guardrails.spentUsd.toFixed(4)}, ${notice.guardrails.spentTokens} tokens${notice.guardrails.tripped ? `, tripped: ${notice.guardrails.tripped.ceiling}` : ""}`;
+    case "session.run_interrupted":
+      return `${notice.type} ${notice.runId} ${notice.code}`;
+    case "session.handoff":
+      return `${notice.type} ${notice.fromThreadId} -> ${notice.toThreadId} (${notice.reason})`;
+    case "session.error":
+      return `${notice.type} ${notice.code}: ${clip(notice.message)}`;
+  }
 }

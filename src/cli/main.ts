@@ -1,45 +1,28 @@
 #!/usr/bin/env node
 /**
- * The `agent-adaptor` command: inspect a provider, run a prompt, serve the scripted model
- * endpoint for tests. Errors print their code and message; stacks only with `--debug`.
+ * The `agent-adaptor` command: inspect a provider, run a prompt, serve the attach server and
+ * drive its sessions and threads, serve the scripted model endpoint for tests. Errors print their
+ * code and message; stacks only with `--debug`. Exit codes: see `EXIT_CODES_HELP`.
  */
 import { readFileSync } from "node:fs";
-import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { createAgent } from "../agent/agent.js";
 import type { CallOptions } from "../agent/options.js";
 import type { Inspection } from "../inspect/types.js";
-import { AdaptorError, ConfigError } from "../errors/index.js";
-import { describeEvent, formatInspection } from "./format.js";
+import { ConfigError } from "../errors/index.js";
+import { decideApproval, promptAbandoned, type ApprovalPolicy } from "./approvals.js";
+import { EXIT, EXIT_CODES_HELP, USAGE_INVALID, exitCodeFor, printError } from "./exit.js";
+import { formatInspection } from "./format.js";
+import { EventPrinter } from "./printer.js";
+import { plainOutput, spinnerOutput } from "./progress.js";
 import { cliDriverDescription, cliDriverNames, createCliDriver, type CliDriverSettings } from "./registry.js";
-
-/** Exit codes: 0 completed, 1 the run failed, 2 bad usage or configuration, 130 cancelled. */
-const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
-
-/** The code printed for what commander rejects: unknown command or option, missing or bad value. */
-const USAGE_INVALID = "usage_invalid";
-
-/** Codes that mean the command line or this machine's setup is wrong rather than the run: exit 2. */
-const USAGE_CODES: ReadonlySet<string> = new Set(["config_invalid", "option_scope", "executable_not_found", USAGE_INVALID]);
-
-function exitCodeFor(error: unknown): number {
-  if (!AdaptorError.is(error)) return EXIT.failed;
-  if (error.code === "run_cancelled") return EXIT.cancelled;
-  return USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failed;
-}
-
-/** Failures go to stderr as `error <code>: <message>`; stdout carries only results. */
-function printError(error: unknown): void {
-  if (AdaptorError.is(error)) process.stderr.write(`error ${error.code}: ${error.message}\n`);
-  else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-}
+import * as remote from "./remote.js";
+import { interruptSignal } from "./signals.js";
+import { colorsFor, progressAllowed } from "./terminal.js";
 
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return manifest.version;
-}
-
-interface GlobalFlags {
-  debug?: boolean;
 }
 
 function driverFor(name: string | undefined, settings: CliDriverSettings) {
@@ -56,24 +39,6 @@ function settingsFrom(flags: { model?: string; executable?: string }): CliDriver
   if (flags.model) settings.model = flags.model;
   if (flags.executable) settings.executable = flags.executable;
   return settings;
-}
-
-/** Cancels on the first Ctrl-C; the second one exits at once. */
-function interruptSignal(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.cancelled);
-    controller.abort(new Error("interrupted"));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    },
-  };
 }
 
 async function inspectCommand(flags: { driver?: string; json?: boolean; model?: string; executable?: string }): Promise<number> {
@@ -97,45 +62,45 @@ function missingExecutable(inspection: Inspection): number {
   return EXIT.usage;
 }
 
-async function runCommand(
-  prompt: string,
-  flags: { driver?: string; model?: string; effort?: string; json?: boolean; executable?: string; workspace?: string },
-): Promise<number> {
+interface RunFlags {
+  driver?: string;
+  model?: string;
+  effort?: string;
+  json?: boolean;
+  executable?: string;
+  workspace?: string;
+  approve?: boolean;
+  deny?: boolean;
+}
+
+async function runCommand(prompt: string, flags: RunFlags): Promise<number> {
   const interrupt = interruptSignal();
+  const policy: ApprovalPolicy = flags.approve ? "approve" : flags.deny ? "deny" : "ask";
   const agent = createAgent(driverFor(flags.driver, settingsFrom(flags)), flags.workspace ? { workspace: flags.workspace } : {});
+  const out = !flags.json && progressAllowed() ? spinnerOutput() : plainOutput();
+  const printer = new EventPrinter(out, colorsFor(process.stdout));
   try {
-    const options: CallOptions = { signal: interrupt.signal };
+    // Approvals are answered below as they stream, so a prompt can show the offered options.
+    const options: CallOptions = { signal: interrupt.signal, onApproval: "stream" };
     if (flags.model) options.model = flags.model;
     if (flags.effort) options.effort = flags.effort;
     const stream = agent.stream(prompt, options);
-    let streamingItem: string | undefined;
     for await (const event of stream) {
-      if (flags.json) {
-        process.stdout.write(`${JSON.stringify(event)}\n`);
-        continue;
-      }
-      // Message text is printed once: streamed inline as deltas, or whole when it arrives unstreamed.
-      if (event.type === "message.delta") {
-        if (streamingItem !== event.itemId) process.stdout.write(streamingItem ? "\n" : "");
-        streamingItem = event.itemId;
-        process.stdout.write(event.text);
-        continue;
-      }
-      if (event.type === "reasoning.delta") continue;
-      if (streamingItem) {
-        process.stdout.write("\n");
-        const finished = event.type === "message.completed" && event.itemId === streamingItem;
-        streamingItem = undefined;
-        if (finished) continue;
-      }
-      if (event.type === "message.completed") {
-        process.stdout.write(`${event.text}\n`);
-        continue;
-      }
+      if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
       // The failure itself is printed to stderr once the result settles.
-      if (event.type === "run.failed" || event.type === "run.cancelled") continue;
-      process.stdout.write(`${describeEvent(event)}\n`);
+      else printer.print(event, { skipTerminalFailures: true });
+      if (event.type !== "approval.requested") continue;
+      out.pause();
+      printer.endLine();
+      try {
+        stream.respond(event.requestId, await decideApproval(event, policy, interrupt.signal));
+      } catch (error) {
+        if (!promptAbandoned(error)) throw error;
+        // Ctrl-C inside the prompt (a key in raw mode, not a signal) cancels like Ctrl-C elsewhere.
+        interrupt.abort();
+      }
     }
+    out.close();
     return await stream.result.then(
       () => EXIT.ok,
       (error: unknown) => {
@@ -144,6 +109,7 @@ async function runCommand(
       },
     );
   } finally {
+    out.close();
     interrupt.dispose();
     await agent.close();
   }
@@ -163,6 +129,12 @@ function port(value: string): number {
   return n;
 }
 
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("a count is a non-negative integer");
+  return n;
+}
+
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command("agent-adaptor")
     .description("Drive coding agents through one provider-neutral API.")
@@ -170,16 +142,24 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option("--debug", "print stack traces of errors")
     .exitOverride()
     .configureOutput({ outputError: (message, write) => write(message.replace(/^error: /, `error ${USAGE_INVALID}: `)) })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText("after", `${EXIT_CODES_HELP}\n\nDocumentation: docs/cli.md`);
   const run = (action: () => Promise<number>) => async () => setExit(await action());
+  // Subcommands report failures through commander's output too, with the same exit code rules.
+  program.configureHelp({ showGlobalOptions: true });
 
   program
     .command("drivers")
     .description("list the drivers this command can use")
-    .action(run(async () => {
-      for (const name of cliDriverNames()) process.stdout.write(`${name.padEnd(12)} ${cliDriverDescription(name)}\n`);
-      return EXIT.ok;
-    }));
+    .option("--json", "print the list as JSON")
+    .action((flags: { json?: boolean }) =>
+      run(async () => {
+        const names = cliDriverNames();
+        if (flags.json) process.stdout.write(`${JSON.stringify(names.map((name) => ({ name, description: cliDriverDescription(name) })), null, 2)}\n`);
+        else for (const name of names) process.stdout.write(`${name.padEnd(12)} ${cliDriverDescription(name)}\n`);
+        return EXIT.ok;
+      })(),
+    );
 
   program
     .command("inspect")
@@ -191,17 +171,91 @@ function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command("run")
-    .description("run one prompt and stream its canonical events")
+    .description("run one prompt and stream its canonical events; approvals are asked on a terminal, denied without one")
     .argument("<prompt>", "the prompt")
     .option("--driver <name>", "driver to run (see `agent-adaptor drivers`)")
     .option("--model <id>", "model id, passed through unchanged")
     .option("--effort <level>", "reasoning effort")
     .option("--workspace <dir>", "absolute workspace directory (default: the current directory)")
     .option("--executable <path>", "provider executable, when the driver runs one")
+    .addOption(new Option("--approve", "allow every approval request without asking (for scripts)").conflicts("deny"))
+    .addOption(new Option("--deny", "deny every approval request without asking (for scripts)").conflicts("approve"))
     .option("--json", "print events as JSON lines")
-    .action((prompt: string, flags: { driver?: string; model?: string; effort?: string; json?: boolean; workspace?: string }) =>
-      run(() => runCommand(prompt, flags))(),
+    .action((prompt: string, flags: RunFlags) => run(() => runCommand(prompt, flags))());
+
+  program
+    .command("serve")
+    .description("serve the attach server: HTTP API, web console and live event streams, until Ctrl-C")
+    .option("--config <file>", "agents, store and server settings (JSON or TOML); default: the offline demo agent")
+    .option("--host <host>", "address to bind (default 127.0.0.1; another needs a given token)")
+    .option("--port <n>", "port (default 7878; 0: any free port)", port)
+    .option("--state-dir <dir>", "token file and SQLite store (default: ~/.agent-adaptor)")
+    .option("--token-env <name>", "environment variable holding the token to use (default: AGENT_ADAPTOR_TOKEN, else generated and kept in the state directory)")
+    .option("--json", "print {url, consoleUrl} as one JSON line")
+    .action((flags: import("./serve.js").ServeFlags) =>
+      run(async () => {
+        const interrupt = interruptSignal();
+        try {
+          const { serveCommand } = await import("./serve.js");
+          return await serveCommand(flags, interrupt);
+        } finally {
+          interrupt.dispose();
+        }
+      })(),
     );
+
+  const attachAction = (id: string, flags: import("./attach.js").AttachFlags) =>
+    run(async () => {
+      const interrupt = interruptSignal();
+      try {
+        const { attachSession } = await import("./attach.js");
+        const detach = new AbortController();
+        interrupt.signal.addEventListener("abort", () => detach.abort(), { once: true });
+        return await attachSession(id, flags, detach);
+      } finally {
+        interrupt.dispose();
+      }
+    })();
+  const attachCommand = (name: string) =>
+    remote
+      .remoteOptions(new Command(name).description("render a session live (replay, then follow); answer its approvals; Ctrl-C detaches").argument("<id>", "session id"))
+      .option("--after <seq>", "start after this event (default: replay the whole log)", count)
+      .action(attachAction);
+
+  const sessions = program.command("sessions").description("the sessions of a running server (see `serve`)");
+  remote.remoteOptions(sessions.command("list").description("list sessions, newest first"))
+    .option("--state <state>", "only sessions in this state (created, running, idle, sleeping, archived)")
+    .option("--limit <n>", "at most this many", count)
+    .action((flags: Parameters<typeof remote.listSessions>[0]) => run(() => remote.listSessions(flags))());
+  remote.remoteOptions(sessions.command("show").description("a session's state, gate, queue and cost").argument("<id>", "session id"))
+    .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.showSession(id, flags))());
+  remote.remoteOptions(sessions.command("create").description("create a session of a configured agent; prints its id").argument("<agent>", "agent name from the server's config"))
+    .option("--id <id>", "the session id (default: generated)")
+    .option("--model <id>", "model of its runs")
+    .option("--effort <level>", "reasoning effort of its runs")
+    .action((agent: string, flags: Parameters<typeof remote.createSession>[1]) => run(() => remote.createSession(agent, flags))());
+  remote.remoteOptions(sessions.command("submit").description("queue a message; prints its prompt id").argument("<id>", "session id").argument("<text>", "the message"))
+    .action((id: string, text: string, flags: remote.RemoteCommandFlags) => run(() => remote.submitToSession(id, text, flags))());
+  remote.remoteOptions(sessions.command("interrupt").description("cancel the running turn (the session stays)").argument("<id>", "session id"))
+    .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.interruptSession(id, flags))());
+  remote.remoteOptions(sessions.command("archive").description("archive a session (it takes no more messages)").argument("<id>", "session id"))
+    .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.archiveSession(id, flags))());
+  sessions.addCommand(attachCommand("attach"));
+  program.addCommand(attachCommand("attach"));
+
+  const threads = program.command("threads").description("the stored threads of a running server");
+  remote.remoteOptions(threads.command("list").description("list threads, newest first"))
+    .option("--agent <name>", "only this agent's threads")
+    .option("--limit <n>", "at most this many", count)
+    .action((flags: Parameters<typeof remote.listThreads>[0]) => run(() => remote.listThreads(flags))());
+  remote.remoteOptions(threads.command("show").description("a thread's record").argument("<id>", "thread id"))
+    .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.showThread(id, flags))());
+  remote.remoteOptions(threads.command("history").description("a thread's ended turns, newest first").argument("<id>", "thread id"))
+    .option("--limit <n>", "at most this many turns", count)
+    .option("--before <turn>", "only turns numbered below this (the previous page's hint)", count)
+    .action((id: string, flags: Parameters<typeof remote.threadHistory>[1]) => run(() => remote.threadHistory(id, flags))());
+  remote.remoteOptions(threads.command("delete").description("delete a thread that no live session holds").argument("<id>", "thread id"))
+    .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.deleteThread(id, flags))());
 
   program
     .command("demo")

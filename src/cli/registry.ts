@@ -3,12 +3,14 @@
  * the CLI never hard-codes a provider.
  */
 import type { Driver } from "../driver/types.js";
+import type { ApprovalRequest } from "../driver/vocabulary.js";
 import { codexAcp, copilot, cursor, gemini, qwen } from "../drivers/acp/index.js";
 import { claude } from "../drivers/claude/index.js";
 import { codebuddy } from "../drivers/codebuddy/index.js";
 import { codex } from "../drivers/codex/index.js";
 import { pi } from "../drivers/pi/index.js";
 import { fakeDriver } from "../testing/fake-driver/driver.js";
+import type { FakeRunScript } from "../testing/fake-driver/script.js";
 
 /** Settings a person can give on the command line; each driver maps what it understands. */
 export interface CliDriverSettings {
@@ -36,22 +38,43 @@ export function createCliDriver(name: string, settings: CliDriverSettings): Driv
   return factories.get(name)?.factory(settings);
 }
 
-registerCliDriver("fake", "scripted in-process fake provider (for trying the CLI; a prompt starting with \"fail\" fails)", () =>
-  fakeDriver({
-    script: (prompt) =>
-      prompt.startsWith("fail")
-        ? { steps: [{ markDelivered: true }, { fail: { code: "provider_error", message: "the fake provider was asked to fail" } }] }
-        : {
-            steps: [
-              { markDelivered: true },
-              { emit: { type: "message.delta", itemId: "msg_1", text: "Hello from " } },
-              { emit: { type: "message.delta", itemId: "msg_1", text: "the fake driver." } },
-              { emit: { type: "message.completed", itemId: "msg_1", text: "Hello from the fake driver." } },
-              { emit: { type: "usage.observed", usage: { input_tokens: 5, output_tokens: 6 } } },
-            ],
-            usage: { input_tokens: 5, output_tokens: 6 },
-          },
-  }),
+/**
+ * The `fake` driver's scripts, chosen by the prompt's first word: `fail` fails, `approve` asks
+ * to run a command first (the decision shows as a `fake_approval` notice), anything else answers.
+ * A testing driver, for trying the CLI and for its tests; no provider is involved.
+ */
+const FAKE_APPROVAL = {
+  requestId: "approval_1",
+  kind: "command",
+  callId: "call_1",
+  summary: "touch hello.txt",
+  options: [
+    { id: "yes", label: "Yes, run it", kind: "allow_once" },
+    { id: "always", label: "Yes, and do not ask again for touch", kind: "allow_always" },
+    { id: "no", label: "No, tell the agent what to do instead", kind: "deny" },
+  ],
+} as const satisfies ApprovalRequest;
+
+function fakeScript(prompt: string): FakeRunScript {
+  if (prompt.startsWith("fail")) {
+    return { steps: [{ markDelivered: true }, { fail: { code: "provider_error", message: "the fake provider was asked to fail" } }] };
+  }
+  const answer: FakeRunScript["steps"] = [
+    { emit: { type: "message.delta", itemId: "msg_1", text: "Hello from " } },
+    { emit: { type: "message.delta", itemId: "msg_1", text: "the fake driver." } },
+    { emit: { type: "message.completed", itemId: "msg_1", text: "Hello from the fake driver." } },
+    { emit: { type: "usage.observed", usage: { input_tokens: 5, output_tokens: 6 } } },
+  ];
+  const approval: FakeRunScript["steps"] = prompt.startsWith("approve")
+    ? [{ approve: { ...FAKE_APPROVAL, options: [...FAKE_APPROVAL.options] } }]
+    : [];
+  return { steps: [{ markDelivered: true }, ...approval, ...answer], usage: { input_tokens: 5, output_tokens: 6 } };
+}
+
+registerCliDriver(
+  "fake",
+  'scripted in-process fake provider for trying the CLI: a prompt starting with "fail" fails, with "approve" asks an approval first',
+  () => fakeDriver({ script: fakeScript }),
 );
 
 registerCliDriver("codex", "OpenAI Codex through codex app-server (your normal Codex home and login)", (settings) =>
