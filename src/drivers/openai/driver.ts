@@ -59,6 +59,14 @@ export interface OpenAIDriverDeps {
 /** How many compactions a rewind goes back through to find a dropped turn. */
 const MAX_COMPACTIONS_BACK = 64;
 
+/** Each driver's conversation store, for the transcript import (not part of the driver's surface). */
+const conversationStores = new WeakMap<OpenAIDriver, ConversationStore>();
+
+/** The conversations of a driver made by `openai()`; undefined for any other object. */
+export function conversationStoreOf(driver: OpenAIDriver): ConversationStore | undefined {
+  return conversationStores.get(driver);
+}
+
 class OpenAIDriverImpl implements OpenAIDriver {
   readonly #config: ResolvedOpenAIConfig;
   readonly #deps: OpenAIDriverDeps;
@@ -90,6 +98,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
     };
     this.#storeRedactor = driverRedactor({}, configSecrets(config));
     this.#store = new ConversationStore(config.stateDir, this.#storeRedactor);
+    conversationStores.set(this, this.#store);
     this.#windows = new ContextWindows(config.contextWindow);
   }
 
