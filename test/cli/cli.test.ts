@@ -10,7 +10,11 @@ import { describe, expect, it } from "vitest";
 const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 function cli(...args: string[]) {
-  const out = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 60_000 });
+  return cliWith({}, ...args);
+}
+
+function cliWith(env: Record<string, string>, ...args: string[]) {
+  const out = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
   return { code: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
@@ -62,6 +66,45 @@ describe("agent-adaptor command (built)", () => {
     expect(stdout).not.toMatch(/fail/);
   });
 
+  it("without a terminal and without a policy, an approval is denied with a line on stderr (never a wait)", () => {
+    const { code, stdout, stderr } = cli("run", "approve this", "--driver", "fake");
+    expect(code).toBe(0);
+    expect(stderr).toBe("approval denied (no terminal to ask; pass --approve or --deny): command: touch hello.txt\n");
+    expect(stdout).toMatch(/approval\.resolved deny \(by stream\)/);
+    expect(stdout).toMatch(/fake_approval: decision: deny/);
+  });
+
+  it.each([
+    ["--approve", "allow"],
+    ["--deny", "deny"],
+  ])("%s answers every approval without asking", (flag, decision) => {
+    const { code, stdout, stderr } = cli("run", "approve this", "--driver", "fake", flag, "--json");
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    const events = stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; decision?: { decision: string } });
+    expect(events.find((e) => e.type === "approval.resolved")?.decision?.decision).toBe(decision);
+  });
+
+  it("piped: no colours and no progress, even where CI would turn colours on", () => {
+    const { code, stdout, stderr } = cliWith({ CI: "1", FORCE_COLOR: "" }, "run", "hello", "--driver", "fake");
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout).not.toContain("\u001b[");
+  });
+
+  it("--help lists the exit codes", () => {
+    const { code, stdout } = cli("--help");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Exit codes:\n\s+0\s+done\n\s+1\s+.*\n\s+2\s+bad usage or configuration/);
+    expect(stdout).toMatch(/130\s+cancelled/);
+  });
+
+  it("drivers --json parses", () => {
+    const { code, stdout } = cli("drivers", "--json");
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { name: string }[]).map((d) => d.name)).toContain("fake");
+  });
+
   it("prints the final text once", () => {
     const { code, stdout } = cli("run", "hello", "--driver", "fake");
     expect(code).toBe(0);
@@ -84,6 +127,10 @@ describe("agent-adaptor command (built)", () => {
     ["an unknown option", ["run", "hi", "--driver", "fake", "--colour"], "usage_invalid"],
     ["an unknown command", ["bogus"], "usage_invalid"],
     ["a missing argument", ["run"], "usage_invalid"],
+    ["--approve with --deny", ["run", "hi", "--driver", "fake", "--approve", "--deny"], "usage_invalid"],
+    ["a missing serve --config file", ["serve", "--config", "/nonexistent/agents.toml", "--port", "0"], "config_invalid"],
+    ["no server at --url", ["sessions", "list", "--url", "http://127.0.0.1:9"], "server_unreachable"],
+    ["an unset --token-env variable", ["sessions", "list", "--token-env", "AA_TEST_UNSET_TOKEN"], "config_invalid"],
   ])("exits 2 with `error <code>: <message>` on stderr for %s", (_, args, errorCode) => {
     const { code, stdout, stderr } = cli(...args);
     expect(code).toBe(2);
