@@ -33,7 +33,10 @@ import {
   toRecord,
   type RecordBody,
 } from "./common.js";
-import { postgresFailure } from "./postgres-failure.js";
+import { postgresFailureOf } from "../../thread/stores/postgres-failure.js";
+
+/** What `pg` threw, as the typed failure naming the session store (the thread store's mapping). */
+const postgresFailure = postgresFailureOf("session");
 
 export interface PostgresSessionStoreOptions {
   /** A `postgres://` URL (may be the thread store's); the store creates (and on `close()` ends) its own pool. */

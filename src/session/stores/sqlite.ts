@@ -35,7 +35,10 @@ import {
 } from "./common.js";
 import { chunkOf, EVENT_CHUNKS_TABLE, eventChunks } from "./sqlite-events.js";
 import { startSqliteEventWriter, WriteRefused } from "./sqlite-writer.js";
-import { sqliteFailure } from "./sqlite-failure.js";
+import { sqliteFailureOf } from "../../thread/stores/sqlite-failure.js";
+
+/** What SQLite threw, as the typed failure naming the session database (the thread store's mapping). */
+const sqliteFailure = sqliteFailureOf("session");
 
 /** An open better-sqlite3 `Database` (the part of it the store relies on to recognise one). */
 export interface SqliteDatabaseLike {

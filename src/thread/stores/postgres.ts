@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 
 import type PgModule from "pg";
 
-import { AdaptorError, ConfigError, LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
+import { ConfigError, LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
 import type {
   HistoryOptions,
   HistoryPage,
@@ -45,6 +45,7 @@ import {
   turnBody,
   turnFromBody,
 } from "./common.js";
+import { postgresFailureOf } from "./postgres-failure.js";
 
 /** The part of a `pg` query result the store reads. */
 export interface PostgresQueryResult {
@@ -177,57 +178,8 @@ function toRecord(raw: Record<string, unknown>): ThreadRecord {
   return record;
 }
 
-/** SQLSTATE classes and codes (PostgreSQL appendix A) by the store failure they are. */
-function codeOfSqlState(state: string): { code: StoreError["code"]; message: string; retryable: boolean } | undefined {
-  if (state.startsWith("28") || state === "42501") {
-    return { code: "store_auth_failed", message: "the PostgreSQL server refused the credentials, role or privileges", retryable: false };
-  }
-  if (state === "3D000") return { code: "store_unavailable", message: "the PostgreSQL database does not exist", retryable: false };
-  if (state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03") {
-    return { code: "store_unavailable", message: "the PostgreSQL server is unavailable", retryable: true };
-  }
-  if (state === "53300") return { code: "store_busy", message: "the PostgreSQL server has too many connections", retryable: true };
-  if (state === "55P03" || state === "40001" || state === "40P01") {
-    return { code: "store_busy", message: "the PostgreSQL server could not take a lock in time", retryable: true };
-  }
-  if (state === "25006") return { code: "store_read_only", message: "the PostgreSQL server accepts no writes (read-only)", retryable: false };
-  if (state === "XX001" || state === "XX002") return { code: "store_corrupt", message: "the PostgreSQL server reported corrupt data", retryable: false };
-  return undefined;
-}
-
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
-
-/**
- * The typed failure for what `pg` threw. Messages name the condition only: never the host, the
- * user, the database name or anything else from the connection string.
- */
-function storeFailure(err: unknown, pool: PostgresPoolLike): AdaptorError {
-  if (AdaptorError.is(err)) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : "";
-  if (code === "ERR_INVALID_URL") return new ConfigError("postgresThreadStore: connectionString is not a valid URL");
-  const fail = (kind: StoreError["code"], text: string, retryable: boolean) => new StoreError(kind, text, { retryable, cause: err });
-  if (typeof code === "string" && NETWORK_CODES.has(code)) {
-    return fail("store_unavailable", `the PostgreSQL server cannot be reached (${code})`, true);
-  }
-  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) {
-    const known = codeOfSqlState(code);
-    if (known) return fail(known.code, known.message, known.retryable);
-    return fail("store_failed", `the PostgreSQL server reported an error (SQLSTATE ${code})`, false);
-  }
-  if (/timeout exceeded when trying to connect/i.test(message)) {
-    // pg.Pool gives one error for both: no connection became free, or a new one did not open.
-    const counts = pool as { totalCount?: unknown; options?: { max?: unknown } };
-    const exhausted = typeof counts.totalCount === "number" && typeof counts.options?.max === "number" && counts.totalCount >= counts.options.max;
-    return exhausted
-      ? fail("store_busy", "every connection of the PostgreSQL pool stayed in use past the connect timeout", true)
-      : fail("store_unavailable", "connecting to the PostgreSQL server timed out", true);
-  }
-  if (/connection terminated|not queryable|client has encountered a connection error/i.test(message)) {
-    return fail("store_unavailable", "the connection to the PostgreSQL server was lost", true);
-  }
-  return fail("store_failed", "the PostgreSQL thread store failed", false);
-}
+/** What `pg` threw, as the typed failure naming the thread store. */
+const storeFailure = postgresFailureOf("thread");
 
 function quoteSchema(schema: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {

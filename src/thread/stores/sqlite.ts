@@ -10,13 +10,11 @@
  * Clock: lease expiry and timestamps use this process's clock (`Date.now`), which every process
  * on one machine shares.
  */
-import { accessSync, constants } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
 
 import type BetterSqlite3 from "better-sqlite3";
 
-import { AdaptorError, LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
+import { LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
 import type {
   HistoryOptions,
   HistoryPage,
@@ -42,6 +40,7 @@ import {
   turnBody,
   turnFromBody,
 } from "./common.js";
+import { sqliteFailureOf } from "./sqlite-failure.js";
 
 export interface SqliteThreadStoreOptions {
   /** How long a write waits for another connection's transaction before failing (default 5000 ms). */
@@ -145,48 +144,8 @@ function loadDriver(): typeof BetterSqlite3 {
   return loaded;
 }
 
-function canWriteDirectoryOf(path: string): boolean {
-  try {
-    accessSync(dirname(path), constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The typed failure for what SQLite (or better-sqlite3) threw. Messages name the condition only:
- * never the path, which the host already knows.
- */
-function storeFailure(err: unknown, path: string, busyTimeoutMs: number): AdaptorError {
-  if (AdaptorError.is(err)) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  const sqlite = typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
-  const fail = (kind: StoreError["code"], message: string, retryable = false) => new StoreError(kind, message, { retryable, cause: err });
-  if (sqlite === undefined) {
-    // better-sqlite3 checks the directory itself before SQLite sees the path.
-    if (err instanceof TypeError && /directory does not exist/.test(err.message)) {
-      return fail("store_unavailable", "the thread database cannot be opened: its directory does not exist");
-    }
-    return fail("store_failed", "the thread database failed");
-  }
-  if (sqlite.startsWith("SQLITE_BUSY") || sqlite.startsWith("SQLITE_LOCKED")) {
-    return fail("store_busy", `the thread database stayed locked for over ${busyTimeoutMs} ms`, true);
-  }
-  if (sqlite.startsWith("SQLITE_READONLY") || sqlite === "SQLITE_PERM") {
-    return fail("store_read_only", "the thread database or its directory is read-only");
-  }
-  if (sqlite === "SQLITE_NOTADB" || sqlite.startsWith("SQLITE_CORRUPT")) {
-    return fail("store_corrupt", "the thread database file is not a database or is corrupt");
-  }
-  if (sqlite.startsWith("SQLITE_CANTOPEN")) {
-    return path !== ":memory:" && path !== "" && !canWriteDirectoryOf(path)
-      ? fail("store_read_only", "the thread database cannot be created: its directory is read-only")
-      : fail("store_unavailable", "the thread database file cannot be opened");
-  }
-  if (sqlite === "SQLITE_FULL") return fail("store_failed", "the thread database's disk is full");
-  return fail("store_failed", `the thread database failed (${sqlite})`);
-}
+/** What SQLite threw, as the typed failure naming the thread database. */
+const storeFailure = sqliteFailureOf("thread");
 
 /** Brings the schema up to date. Safe when several processes open a new database at once. */
 function migrate(db: BetterSqlite3.Database): number {
