@@ -34,16 +34,22 @@ export async function decideApproval(request: ApprovalPrompt, policy: ApprovalPo
   return promptApproval(request, signal);
 }
 
-/** The select prompt, drawn on stderr so stdout stays the results. */
+/**
+ * The select prompt, drawn on stderr so stdout stays the results. It is cleared when done — a
+ * prompt withdrawn because the request was answered elsewhere leaves nothing behind — and the
+ * choice is written as one line.
+ */
 export async function promptApproval(request: ApprovalPrompt, signal: AbortSignal): Promise<ApprovalResponse> {
-  const context = { output: process.stderr, signal, clearPromptOnDone: false };
+  const context = { output: process.stderr, signal, clearPromptOnDone: true };
   const message = `Approve ${request.kind}: ${oneLine(request.summary)}`;
-  if (request.options.length === 0) {
-    const decision = await select({ message, choices: [{ name: "Allow", value: "allow" as const }, { name: "Deny", value: "deny" as const }] }, context);
-    return { decision };
-  }
-  const optionId = await select({ message, choices: request.options.map((option) => ({ name: option.label, value: option.id })) }, context);
-  return { optionId };
+  const choices =
+    request.options.length > 0
+      ? request.options.map((option) => ({ name: option.label, value: option.id }))
+      : [{ name: "Allow", value: "allow" }, { name: "Deny", value: "deny" }];
+  const chosen = await select({ message, choices }, context);
+  process.stderr.write(`${message}: ${choices.find((choice) => choice.value === chosen)?.name ?? chosen}\n`);
+  if (request.options.length > 0) return { optionId: chosen };
+  return { decision: chosen === "allow" ? "allow" : "deny" };
 }
 
 function oneLine(text: string): string {

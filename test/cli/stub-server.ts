@@ -40,6 +40,8 @@ export interface StubServer extends AsyncDisposable {
   dropStreams(): void;
   /** Connections made to /events, with the Last-Event-ID each sent. */
   eventRequests: (string | null)[];
+  /** Session ids `interrupt` was called for. */
+  interrupts: string[];
 }
 
 const NOW = "2026-01-01T00:00:00.000Z";
@@ -49,6 +51,7 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
   const threads = new Map<string, Record<string, unknown>>();
   const streams = new Set<{ session: string; send(frame: string): void; end(): void }>();
   const eventRequests: (string | null)[] = [];
+  const interrupts: string[] = [];
   const app = new Hono();
   const fail = (c: Context, status: 400 | 401 | 404 | 409, code: string, message: string) => c.json({ error: { code, message } }, status);
   const frame = (entry: StubSession["log"][number]) => `id: ${entry.seq}\nevent: ${entry.event.type}\ndata: ${JSON.stringify(entry.event)}\n\n`;
@@ -86,7 +89,9 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
   });
   app.post("/api/sessions/:id/interrupt", (c) => {
     const s = session(c);
-    return s ? c.json({ wasRunning: s.state === "running" }) : fail(c, 404, "not_found", "no such session");
+    if (!s) return fail(c, 404, "not_found", "no such session");
+    interrupts.push(s.id);
+    return c.json({ wasRunning: s.state === "running" });
   });
   app.post("/api/sessions/:id/archive", (c) => {
     const s = session(c);
@@ -170,6 +175,7 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
     sessions,
     threads,
     eventRequests,
+    interrupts,
     addSession(id, agent = "fake") {
       const created: StubSession = {
         id,

@@ -21,6 +21,9 @@ describe("run on a terminal", () => {
     term.keys("Enter");
     expect(await term.exitCode()).toBe(0);
     const screen = term.screen();
+    // The prompt is replaced by one line with the choice.
+    expect(screen).not.toMatch(/navigate/);
+    expect(screen).toMatch(/Approve command: touch hello\.txt: No, tell the agent what to do instead\n/);
     expect(screen).toMatch(/approval\.resolved deny \(by stream\)/);
     expect(screen).toMatch(/fake_approval: decision: deny/);
     expect(screen).toMatch(/run\.completed in \d+ ms/);
