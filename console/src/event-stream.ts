@@ -56,34 +56,15 @@ export async function followEvents(options: FollowOptions): Promise<void> {
         throw new Error(`status ${response.status}`);
       }
       options.onStatus("live");
-      const parser = new SseParser();
-      const decoder = new TextDecoder();
       const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        const frames = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
-        retryHintMs = parser.retryMs ?? retryHintMs;
-        const entries: StreamEntry[] = [];
-        let failed = false;
-        for (const frame of frames) {
-          if (frame.event === STREAM_ERROR_EVENT) {
-            failed = true;
-            break;
-          }
-          const seq = frame.id === undefined ? NaN : Number(frame.id);
-          if (!Number.isSafeInteger(seq) || seq <= lastSeq) continue;
-          lastSeq = seq;
-          const event = parseEvent(frame.data);
-          if (event) entries.push({ seq, event });
-        }
-        if (entries.length > 0) {
-          received = true;
-          options.onEntries(entries);
-        }
-        if (done || failed) {
-          if (!done) await reader.cancel().catch(() => undefined);
-          break;
-        }
+      // Cancelling the reader ends a pending read at once; an aborted fetch alone may leave it waiting.
+      const stop = (): void => void reader.cancel().catch(() => undefined);
+      options.signal.addEventListener("abort", stop, { once: true });
+      if (options.signal.aborted) stop();
+      try {
+        received = await readFrames(reader);
+      } finally {
+        options.signal.removeEventListener("abort", stop);
       }
     } catch {
       // A network drop or a 5xx: retried below.
@@ -97,6 +78,43 @@ export async function followEvents(options: FollowOptions): Promise<void> {
     await sleep(delayMs, options.signal);
   }
   options.onStatus("closed");
+
+  /**
+   * Read one response to its end, a `stream.error` frame or an abort, delivering the entries
+   * above `lastSeq`; whether it delivered any. A drop mid-read rejects (with what came before delivered).
+   */
+  async function readFrames(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    let received = false;
+    for (;;) {
+      const { done, value } = await reader.read();
+      const frames = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+      retryHintMs = parser.retryMs ?? retryHintMs;
+      const entries: StreamEntry[] = [];
+      let failed = false;
+      for (const frame of frames) {
+        if (frame.event === STREAM_ERROR_EVENT) {
+          failed = true;
+          break;
+        }
+        const seq = frame.id === undefined ? NaN : Number(frame.id);
+        if (!Number.isSafeInteger(seq) || seq <= lastSeq) continue;
+        lastSeq = seq;
+        const event = parseEvent(frame.data);
+        if (event) entries.push({ seq, event });
+      }
+      if (entries.length > 0) {
+        received = true;
+        options.onEntries(entries);
+      }
+      if (done) return received;
+      if (failed || options.signal.aborted) {
+        await reader.cancel().catch(() => undefined);
+        return received;
+      }
+    }
+  }
 }
 
 /** 4xx other than timeout and rate limit: retrying sends the same refused request. */
