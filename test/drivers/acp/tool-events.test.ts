@@ -48,6 +48,28 @@ describe("ACP tool calls", () => {
     expect(events[0]).not.toHaveProperty("input");
   });
 
+  it("codex-acp unified exec: a completion without content takes rawOutput's aggregated_output; the output it reports empty stays empty; a completion the turn ended without is cancelled", async () => {
+    const { m, events } = mapper();
+    const start = (id: string) => ({ sessionUpdate: "tool_call", toolCallId: id, title: "echo start; echo end; exit 3", kind: "execute", status: "in_progress", rawInput: { command: ["/bin/bash", "-lc", "x"], source: "unified_exec_startup" } });
+    // The shapes codex-acp 0.16 sent for one command on a loaded machine: Codex's end event
+    // carries the transcript its output stream had read by then, which may be nothing.
+    const end = (id: string, output: string) => ({
+      sessionUpdate: "tool_call_update",
+      toolCallId: id,
+      status: "failed",
+      rawOutput: { stdout: output, stderr: "", aggregated_output: output, exit_code: 3, formatted_output: output, status: "failed" },
+    });
+    await feed(m, start("whole"), end("whole", "start\nend\n"), start("empty"), end("empty", ""), start("late"));
+    await m.finish();
+    const completed = events.filter((e) => e.type === "tool.completed");
+    expect(completed).toEqual([
+      expect.objectContaining({ callId: "whole", status: "failed", exitCode: 3, output: "start\nend\n" }),
+      expect.objectContaining({ callId: "empty", status: "failed", exitCode: 3, output: "" }),
+      expect.objectContaining({ callId: "late", status: "cancelled" }),
+    ]);
+    expect(completed[2]).not.toHaveProperty("exitCode");
+  });
+
   it("codex-acp patch: diff blocks at the start are files (oldText absent → added), repeated unchanged at completion", async () => {
     const { m, events } = mapper();
     const content = [

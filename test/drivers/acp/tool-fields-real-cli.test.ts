@@ -46,9 +46,14 @@ const SHELL = "echo start; echo end; exit 3";
 const cases: Case[] = [
   {
     cli: "codex-acp",
-    driver: (ctx) => codexAcp({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: SCRIPTED_KEY_ENV, model: ctx.model }, env: ctx.env }),
-    writes: () => [{ name: "exec_command", arguments: { cmd: `apply_patch <<'PATCH'\n${PATCH}\nPATCH` } }],
-    shell: { name: "exec_command", arguments: { cmd: SHELL } },
+    // Codex's shell tool, not its unified exec (`exec_command`): unified exec reports a command's
+    // end from a background watcher while the turn goes on, so on a loaded machine the end can
+    // carry an empty transcript (the model's copy of the output is read separately and is whole)
+    // or come after the turn ended, the call then closing as cancelled. The shell tool reports
+    // the end, with the whole output, before the model sees the result.
+    driver: (ctx) => codexAcp({ provider: { baseUrl: `${base(ctx)}/v1`, apiKeyEnv: SCRIPTED_KEY_ENV, model: ctx.model }, env: ctx.env, args: ["-c", "features.unified_exec=false"] }),
+    writes: () => [{ name: "shell_command", arguments: { command: `apply_patch <<'PATCH'\n${PATCH}\nPATCH` } }],
+    shell: { name: "shell_command", arguments: { command: SHELL } },
     reportsCommand: true,
   },
   {
@@ -114,7 +119,7 @@ for (const c of cases) {
           if (c.reportsCommand) {
             expect(started[0]).toMatchObject({ command: expect.stringContaining(SHELL) });
             expect(realpathSync(started[0]!.cwd!)).toBe(realpathSync(ctx.workspace));
-            // The whole output: the final content, or (codex-acp, when Codex streamed none) rawOutput's.
+            // The whole output, from the final content (codex-acp fences it as a code block).
             expect(ofType(shell, "tool.completed")[0]).toMatchObject({ status: "failed", exitCode: 3, output: expect.stringContaining("start\nend\n") });
           }
 
