@@ -1,0 +1,92 @@
+/**
+ * The hono app of the attach server: the console's static files at `/` and `/assets/*` (they hold
+ * no data), and the API under `/api`, where every route needs the bearer token, bodies are
+ * limited, and requests and responses are declared with zod so the OpenAPI document is generated.
+ */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { corsPolicy } from "./cors.js";
+import { errorBody, errorResponse } from "./http-error.js";
+import { catalogRoutes } from "./routes/catalog.js";
+import type { RouteContext } from "./routes/context.js";
+import { apiRoute, json } from "./routes/define.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { bearerMatches } from "./token.js";
+
+export interface AppOptions {
+  token: string;
+  maxBodyBytes: number;
+  corsOrigins: readonly string[];
+  log: (line: string) => void;
+  /** The console's static files, mounted at `/` (absent: nothing is served outside `/api`). */
+  console?: Hono;
+}
+
+const openapiRoute = apiRoute({
+  method: "get",
+  path: "/api/openapi.json",
+  tags: ["server"],
+  responses: { 200: json(z.record(z.string(), z.unknown()), "This document (OpenAPI 3.1)") },
+});
+
+export function createApp(ctx: RouteContext, options: AppOptions): OpenAPIHono {
+  const app = new OpenAPIHono({
+    defaultHook: (result, c) => {
+      if (result.success) return undefined;
+      const code = result.target === "json" ? "body_invalid" : "query_invalid";
+      const issues = result.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+      return c.json(errorBody(code, `the request's ${result.target === "json" ? "body" : result.target} is invalid`, issues), 400);
+    },
+  });
+
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+  });
+  app.use("*", corsPolicy(options.corsOrigins));
+  app.use("/api/*", async (c, next) => {
+    c.header("Cache-Control", "no-store");
+    if (!bearerMatches(c.req.header("authorization"), options.token)) {
+      return c.json(errorBody("unauthorized", "a valid bearer token is required"), 401, { "WWW-Authenticate": 'Bearer realm="agent-adaptor"' });
+    }
+    return next();
+  });
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: (c) => c.json(errorBody("body_too_large", `the body is larger than ${options.maxBodyBytes} bytes`), 413),
+    }),
+  );
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  catalogRoutes(app, ctx);
+  sessionRoutes(app, ctx);
+  app.openapi(openapiRoute, (c) => c.json(openApiDocument(app, ctx.version), 200));
+
+  if (options.console) app.route("/", options.console);
+
+  app.notFound((c) => c.json(errorBody("not_found", "no such route"), 404));
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) {
+      // hono's own refusals: a body that is not JSON, mostly.
+      const status = error.status === 400 ? 400 : error.status;
+      const code = status === 400 ? "body_invalid" : status === 413 ? "body_too_large" : "http_error";
+      return c.json(errorBody(code, status === 400 ? "the request's body is not valid JSON" : "the request was refused"), status);
+    }
+    return errorResponse(c, error, options.log);
+  });
+  return app;
+}
+
+/** The OpenAPI 3.1 document of every declared route. */
+export function openApiDocument(app: OpenAPIHono, version: string): Record<string, unknown> {
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "agent-adaptor attach server", version, description: "Drive sessions, answer approvals and questions, stream events. Every route needs `Authorization: Bearer <token>`." },
+    security: [{ bearer: [] }],
+  }) as unknown as Record<string, unknown>;
+}

@@ -1,0 +1,65 @@
+/**
+ * Errors as the API answers them: `{ error: { code, message, issues? } }` with a status chosen by
+ * the code. A library `AdaptorError` keeps its code and (already redacted) message; anything else
+ * is a generic 500 that names nothing.
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AdaptorError } from "../errors/index.js";
+
+export interface ErrorBody {
+  error: { code: string; message: string; issues?: { path: string; message: string }[] };
+}
+
+/** A refusal of the server itself (an unknown id, a bad body): its status, code and message are the answer. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly issues?: { path: string; message: string }[],
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const notFound = (what: string): ApiError => new ApiError(404, "not_found", `no such ${what}`);
+
+/** The status of a library error code: conflicts are 409, unknown ids 404, refused answers 422. */
+const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
+  config_invalid: 400,
+  option_scope: 400,
+  session_not_found: 404,
+  thread_not_found: 404,
+  request_not_pending: 404,
+  response_invalid: 422,
+  session_archived: 409,
+  session_busy: 409,
+  session_closed: 409,
+  session_owned: 409,
+  session_exists: 409,
+  thread_busy: 409,
+  thread_exists: 409,
+  lease_lost: 409,
+  approval_timeout: 409,
+  budget_exhausted: 409,
+  feature_unsupported: 409,
+  store_busy: 503,
+  store_unavailable: 503,
+};
+
+export function errorBody(code: string, message: string, issues?: ErrorBody["error"]["issues"]): ErrorBody {
+  return { error: { code, message, ...(issues ? { issues } : {}) } };
+}
+
+/** The answer to a thrown error; `log` hears about unexpected ones (by name only). */
+export function errorResponse(c: Context, error: unknown, log: (line: string) => void): Response {
+  if (error instanceof ApiError) return c.json(errorBody(error.code, error.message, error.issues), error.status);
+  if (AdaptorError.is(error)) {
+    const status = STATUS_OF_CODE[error.code] ?? 500;
+    return c.json(errorBody(error.code, error.message), status);
+  }
+  log(`internal error answering ${c.req.method} ${c.req.routePath}: ${error instanceof Error ? error.name : typeof error}`);
+  return c.json(errorBody("internal_error", "the server failed to answer the request"), 500);
+}

@@ -1,0 +1,93 @@
+/**
+ * Approvals and questions waiting for an answer, per session: requested minus resolved, read from
+ * the session's event log (replayed from its start when the session is opened, then live), so the
+ * answer is the same after a restart or a reconnect. Only the run in flight's requests are pending.
+ */
+import { isTerminalEvent } from "../events/types.js";
+import type { Session, SessionEvent } from "../session/types.js";
+import type { PendingApproval, PendingQuestion } from "./schemas.js";
+
+export class PendingRequests {
+  readonly #approvals = new Map<string, PendingApproval>();
+  readonly #questions = new Map<string, PendingQuestion>();
+  #seen = 0;
+
+  /** Take one log entry into account (entries at or below the last seen are ignored). */
+  observe(entry: SessionEvent): void {
+    if (entry.seq <= this.#seen) return;
+    this.#seen = entry.seq;
+    const event = entry.event;
+    switch (event.type) {
+      case "approval.requested": {
+        const { requestId, kind, summary, options, runId } = event;
+        this.#approvals.set(requestId, {
+          runId,
+          seq: entry.seq,
+          requestId,
+          kind,
+          ...(event.callId !== undefined ? { callId: event.callId } : {}),
+          summary,
+          options: options.map((o) => ({ id: o.id, label: o.label, kind: o.kind })),
+        });
+        return;
+      }
+      case "approval.resolved":
+        this.#approvals.delete(event.requestId);
+        return;
+      case "question.requested":
+        this.#questions.set(event.requestId, {
+          runId: event.runId,
+          seq: entry.seq,
+          requestId: event.requestId,
+          questions: event.questions.map((q) => ({ ...q })),
+        });
+        return;
+      case "question.resolved":
+        this.#questions.delete(event.requestId);
+        return;
+      case "session.run_interrupted":
+        this.#dropRun(event.runId);
+        return;
+      default:
+        if (isTerminalEvent(event)) this.#dropRun(event.runId);
+    }
+  }
+
+  /** The last log seq taken into account. */
+  get seen(): number {
+    return this.#seen;
+  }
+
+  /** What waits now in the run `runId` (none when no run is in flight). */
+  snapshot(runId: string | undefined): { approvals: PendingApproval[]; questions: PendingQuestion[] } {
+    if (runId === undefined) return { approvals: [], questions: [] };
+    return {
+      approvals: [...this.#approvals.values()].filter((a) => a.runId === runId),
+      questions: [...this.#questions.values()].filter((q) => q.runId === runId),
+    };
+  }
+
+  #dropRun(runId: string): void {
+    for (const [id, a] of this.#approvals) if (a.runId === runId) this.#approvals.delete(id);
+    for (const [id, q] of this.#questions) if (q.runId === runId) this.#questions.delete(id);
+  }
+}
+
+/** Times a dropped log subscriber is reopened before pending requests stop being followed. */
+const MAX_RESUBSCRIBE = 5;
+
+/**
+ * Follow `session`'s log into `pending` until `signal` aborts or the session closes; a subscriber
+ * dropped for any other reason resumes after the last entry it saw.
+ */
+export async function trackPending(session: Session, pending: PendingRequests, signal: AbortSignal): Promise<void> {
+  for (let failures = 0; !signal.aborted && failures < MAX_RESUBSCRIBE; failures++) {
+    try {
+      for await (const entry of session.events({ after: pending.seen, signal })) pending.observe(entry);
+      return;
+    } catch {
+      // A subscriber dropped as too slow, or a log read that failed: resume after a pause.
+      await new Promise((resolve) => setTimeout(resolve, 50 * (failures + 1)));
+    }
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * `createAttachServer`: the sessions runtime behind an HTTP API and the web console. It owns its
+ * stores, agents (and the demo's model server), the sessions it drives and every event stream;
+ * `close()` ends them all and leaves no child process behind.
+ */
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { createAdaptorServer, type ServerType } from "@hono/node-server";
+import type { Hono } from "hono";
+import { ConfigError } from "../errors/index.js";
+import { startAgents, type ServedAgents } from "./agents.js";
+import { createApp } from "./app.js";
+import { parseServerConfig, type ServerConfig } from "./config.js";
+import { consoleAssets } from "./console-assets.js";
+import { DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost, urlHost } from "./host.js";
+import { SessionHub } from "./sessions.js";
+import { openStores, type ServerStores } from "./stores.js";
+import { resolveToken } from "./token.js";
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface AttachServerOptions {
+  /** Agents, store and listen settings; absent = the offline demo configuration (one agent, `demo`). */
+  config?: ServerConfig;
+  /** Token file, default SQLite file and the demo's workspace. Default `~/.agent-adaptor`. */
+  stateDir?: string;
+  /** The bearer token to require; else read from (or generated into) `<stateDir>/token`, mode 0600. */
+  token?: string;
+  /** Default `config.server.host`, else 127.0.0.1. A non-loopback host needs an explicit `token` (`ConfigError` otherwise). */
+  host?: string;
+  /** Default `config.server.port`, else 7878; 0 = any free port. */
+  port?: number;
+  /** Largest request body, bytes (larger: 413). Default `config.server.maxBodyBytes`, else 1 MiB. */
+  maxBodyBytes?: number;
+  /** Origins allowed to call the API from a browser. Default `config.server.cors`, else none (no CORS headers at all). */
+  cors?: { origins: string[] };
+  /** The built console folder (index.html and assets/). Default: the one shipped beside the server's module. */
+  consoleRoot?: string;
+  /** Operational lines (never the token). */
+  log?: (line: string) => void;
+}
+
+export interface AttachServer extends AsyncDisposable {
+  /** The hono app: embeddable (`app.fetch(request)`) without `listen()`. */
+  readonly app: { fetch(request: Request): Response | Promise<Response> };
+  /** Bind and serve. `consoleUrl` carries the token in its fragment, which browsers never send. */
+  listen(): Promise<{ url: string; consoleUrl: string }>;
+  readonly token: string;
+  /** Close the listener, every event stream, the sessions (not archived), the agents and the stores. */
+  close(): Promise<void>;
+}
+
+function packageVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    return typeof manifest.version === "string" ? manifest.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+const DEMO_CONFIG: ServerConfig = { agents: { demo: { driver: "demo" } } };
+
+/**
+ * Start the attach server's runtime (stores, agents, sessions) and build its app; `listen()` binds it.
+ *
+ * @example
+ * ```ts
+ * await using server = await createAttachServer({ config: await loadServerConfig("serve.toml") });
+ * const { consoleUrl } = await server.listen();
+ * ```
+ */
+export async function createAttachServer(options: AttachServerOptions = {}): Promise<AttachServer> {
+  const log = options.log ?? (() => undefined);
+  const config = parseServerConfig(options.config ?? DEMO_CONFIG);
+  const host = options.host ?? config.server?.host ?? DEFAULT_HOST;
+  const port = options.port ?? config.server?.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("port must be an integer from 0 to 65535");
+  // Refused before anything binds or is written: a reachable server needs a token chosen on purpose.
+  if (!isLoopbackHost(host) && options.token === undefined) {
+    throw new ConfigError("a non-loopback host needs an explicit token (the generated one is for this machine only)");
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? config.server?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new ConfigError("maxBodyBytes must be a positive integer");
+  const stateDir = resolve(options.stateDir ?? join(homedir(), ".agent-adaptor"));
+  const token = await resolveToken(stateDir, options.token, log);
+
+  const stores = await openStores(config.store, stateDir);
+  let agents: ServedAgents;
+  try {
+    agents = await startAgents(config.agents, stateDir, stores.threads);
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+  const hub = new SessionHub(stores.sessions, agents.byName);
+  const closing = new AbortController();
+  let consoleApp: Hono | undefined;
+  try {
+    consoleApp = consoleAssets(options.consoleRoot !== undefined ? { root: options.consoleRoot } : {});
+  } catch (error) {
+    await agents.close();
+    await stores.close();
+    throw error;
+  }
+  const app = createApp(
+    { hub, agents: agents.byName, threads: stores.threads, version: packageVersion(), startedAt: Date.now(), closing: closing.signal },
+    { token, maxBodyBytes, corsOrigins: options.cors?.origins ?? config.server?.cors?.origins ?? [], log, console: consoleApp },
+  );
+  return new RunningServer(app, token, host, port, log, async () => {
+    closing.abort();
+    await hub.close();
+    await agents.close();
+    await stores.close();
+  });
+}
+
+class RunningServer implements AttachServer {
+  #http: ServerType | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(
+    readonly app: { fetch(request: Request): Response | Promise<Response> },
+    readonly token: string,
+    private readonly host: string,
+    private readonly port: number,
+    private readonly log: (line: string) => void,
+    private readonly shutdown: () => Promise<void>,
+  ) {}
+
+  async listen(): Promise<{ url: string; consoleUrl: string }> {
+    if (this.#closed) throw new ConfigError("the server is closed");
+    if (this.#http) throw new ConfigError("the server is listening already");
+    const http = createAdaptorServer({ fetch: this.app.fetch, overrideGlobalObjects: false });
+    this.#http = http;
+    const address = await new Promise<AddressInfo>((done, fail) => {
+      http.once("error", fail);
+      http.listen(this.port, this.host.replace(/^\[(.*)\]$/, "$1"), () => {
+        http.off("error", fail);
+        done(http.address() as AddressInfo);
+      });
+    });
+    const url = `http://${urlHost(address.address)}:${address.port}`;
+    this.log(`listening on ${url}`);
+    return { url, consoleUrl: `${url}/#token=${encodeURIComponent(this.token)}` };
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
+    const http = this.#http;
+    const stopped = http?.listening
+      ? new Promise<void>((done) => http.close(() => done()))
+      : Promise.resolve();
+    // Event streams end first (their requests then finish), then the runtime under them.
+    await this.shutdown();
+    if (http && "closeAllConnections" in http) http.closeAllConnections();
+    await stopped;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
