@@ -103,3 +103,60 @@ export async function recordClaude(): Promise<Recording> {
     return { text, workspace: ctx.workspace };
   });
 }
+
+/** What the scripted model answers to the compaction request, and the prompts around it. */
+export const SUMMARY = "SUMMARY: one exchange so far.";
+export const BEFORE_COMPACTION = "the first question";
+export const AFTER_COMPACTION = "the question after compaction";
+
+/** A Codex rollout with a compaction (`thread/compact/start`) between two turns. */
+export async function recordCodexCompacted(): Promise<Recording> {
+  const script = {
+    turns: [
+      { match: { lastUserTextContains: BEFORE_COMPACTION }, reply: { text: "first answer" } },
+      // The compaction turn: Codex asks for a summary with its own prompt.
+      { reply: { text: SUMMARY } },
+      { match: { lastUserTextContains: AFTER_COMPACTION }, reply: { text: "after answer" } },
+    ],
+  };
+  return withRealCli("codex", script, async (ctx) => {
+    const { process: proc, peer } = await ctx.spawnJsonRpc({ jsonrpcField: false });
+    await peer.request("initialize", { clientInfo: { name: "import_test", title: null, version: "0.0.0" }, capabilities: null });
+    await peer.notify("initialized");
+    const { thread } = await peer.request<{ thread: { id: string } }>("thread/start", { cwd: ctx.workspace });
+    const until = async (method: string, params: unknown) => {
+      const from = proc.messages.length;
+      await peer.request(method, params);
+      await proc.waitFor((m) => isNotification(m, "turn/completed"), { from, what: "turn/completed" });
+    };
+    await until("turn/start", { threadId: thread.id, input: [{ type: "text", text: BEFORE_COMPACTION }] });
+    await until("thread/compact/start", { threadId: thread.id });
+    await until("turn/start", { threadId: thread.id, input: [{ type: "text", text: AFTER_COMPACTION }] });
+    const text = await onlyFile(join(ctx.configDir, "sessions"), (p) => /rollout-.*\.jsonl$/.test(p));
+    return { text, workspace: ctx.workspace };
+  });
+}
+
+/** A Claude Code transcript with `/compact` between two turns. */
+export async function recordClaudeCompacted(): Promise<Recording> {
+  const script = {
+    turns: [
+      { match: { lastUserTextContains: BEFORE_COMPACTION }, reply: { text: "first answer" } },
+      { match: { lastUserTextContains: AFTER_COMPACTION }, reply: { text: "after answer" } },
+    ],
+    // Claude Code's summary request (it may ask more than once): its prompt says to answer in text only.
+    auxiliary: { rules: [{ match: { lastUserTextContains: "TEXT ONLY" }, reply: { text: SUMMARY } }] },
+  };
+  return withRealCli("claude", script, async (ctx) => {
+    const proc = await ctx.spawn();
+    proc.send({ type: "control_request", request_id: "init", request: { subtype: "initialize" } });
+    await proc.waitFor((m) => (m as { type?: string }).type === "control_response", { what: "initialize" });
+    for (const text of [BEFORE_COMPACTION, "/compact", AFTER_COMPACTION]) {
+      const from = proc.messages.length;
+      proc.send({ type: "user", message: { role: "user", content: text } });
+      await proc.waitFor((m) => (m as { type?: string }).type === "result", { from, what: "result" });
+    }
+    const text = await onlyFile(join(ctx.configDir, "projects"), (p) => p.endsWith(".jsonl"));
+    return { text, workspace: ctx.workspace };
+  });
+}

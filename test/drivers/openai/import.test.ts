@@ -15,7 +15,20 @@ import { createAgent, memoryThreadStore } from "../../../src/index.js";
 import { importTranscript, openai, type OpenAIApi } from "../../../src/drivers/openai/index.js";
 import { REDACTED, startModelServer, type CapturedPart, type CapturedRequest, type ModelServer } from "../../../src/testing/model-server/index.js";
 import { describeRealCli } from "../../real-cli/helpers.js";
-import { CANARY, FIRST_PROMPT, PNG_BASE64, recordClaude, recordCodex, SECOND_PROMPT, type Recording } from "./import-recordings.js";
+import {
+  AFTER_COMPACTION,
+  BEFORE_COMPACTION,
+  CANARY,
+  FIRST_PROMPT,
+  PNG_BASE64,
+  recordClaude,
+  recordClaudeCompacted,
+  recordCodex,
+  recordCodexCompacted,
+  SECOND_PROMPT,
+  SUMMARY,
+  type Recording,
+} from "./import-recordings.js";
 
 const root = mkdtempSync(join(tmpdir(), "openai-import-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -78,8 +91,8 @@ const redactedPrompt = FIRST_PROMPT.replace(CANARY, REDACTED);
 const image = `image(image/png, ${Buffer.from(PNG_BASE64, "base64").length} bytes)`;
 
 const formats = [
-  { format: "codex", cli: "codex", label: "Codex", record: recordCodex, call: "call exec_command call_proof", result: /^tool: result call_proof: [\s\S]*wrote-proof/, last: "Goodbye from Codex." },
-  { format: "claude", cli: "claude", label: "Claude Code", record: recordClaude, call: "call Write toolu_proof", result: /^tool: result toolu_proof: File created successfully/, last: "Goodbye from Claude." },
+  { format: "codex", cli: "codex", label: "Codex", record: recordCodex, recordCompacted: recordCodexCompacted, call: "call exec_command call_proof", result: /^tool: result call_proof: [\s\S]*wrote-proof/, last: "Goodbye from Codex." },
+  { format: "claude", cli: "claude", label: "Claude Code", record: recordClaude, recordCompacted: recordClaudeCompacted, call: "call Write toolu_proof", result: /^tool: result toolu_proof: File created successfully/, last: "Goodbye from Claude." },
 ] as const;
 
 for (const f of formats) {
@@ -151,5 +164,19 @@ for (const f of formats) {
       expect(lines[0]).toContain("Its 4 oldest messages were left out to keep the import within its size limit.");
       expect(lines.slice(1)).toEqual([`user: ${SECOND_PROMPT}`, `assistant: ${f.last}`, "user: next question"]);
     });
+
+    it(`imports what a ${f.label} session continued with after a compaction: the summary, not the turns it replaced`, async () => {
+      const compacted = await f.recordCompacted();
+      const { lines } = await importAndContinue("chat", f.format, writeTranscript(compacted.text), "after answer");
+      expect(lines[0]).toBe(notice(f.label));
+      const summary = lines.findIndex((line) => line.includes(SUMMARY));
+      const after = lines.findIndex((line) => line.includes(AFTER_COMPACTION));
+      expect(summary).toBeGreaterThan(0);
+      expect(after).toBeGreaterThan(summary);
+      expect(lines).not.toContain("assistant: first answer");
+      expect(lines.slice(after + 1)).toEqual(["assistant: after answer", "user: next question"]);
+      // Codex's replacement history keeps the user's earlier prompt before its summary; Claude Code's summary stands alone.
+      expect(lines.filter((line) => line.includes(BEFORE_COMPACTION))).toHaveLength(f.format === "codex" ? 1 : 0);
+    }, 120_000);
   });
 }

@@ -30,9 +30,17 @@ export class TranscriptBuilder {
     if (name !== "") this.#model = name;
   }
 
-  /** A user message that starts a turn. */
+  /**
+   * A user message that starts a turn; one right after another prompt (nothing answered between,
+   * like Claude Code's slash command and its output) joins that turn.
+   */
   prompt(content: ContentPart[], at?: string): void {
     this.#flush();
+    const last = this.#turns.at(-1);
+    if (last !== undefined && last.messages.length > 0 && last.messages.every((m) => m.role === "user" && m.origin === "prompt")) {
+      last.messages.push({ role: "user", content, origin: "prompt" });
+      return;
+    }
     const turn: ImportedTurn = { messages: [{ role: "user", content, origin: "prompt" }] };
     if (at !== undefined) turn.startedAt = at;
     if (this.#model !== undefined) turn.model = this.#model;

@@ -19,7 +19,10 @@ const message = z.object({
   role: z.string(),
   content: z.array(contentItem),
   internal_chat_message_metadata_passthrough: z
-    .object({ content_item_metadata: z.array(z.object({ provenance: z.object({ type: z.string().optional() }).optional() })).optional() })
+    .object({
+      content_item_kinds: z.array(z.string()).optional(),
+      content_item_metadata: z.array(z.object({ provenance: z.object({ type: z.string().optional() }).optional() })).optional(),
+    })
     .optional(),
 });
 const reasoning = z.object({ type: z.literal("reasoning"), summary: z.array(z.object({ text: z.string() })) });
@@ -37,6 +40,11 @@ const compacted = z.object({ message: z.string(), replacement_history: z.array(z
  * provenance in 0.171; earlier rollouts have no provenance, only these openings.
  */
 const HARNESS_OPENINGS = ["<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>", "<skills_instructions>"];
+
+/** The summary in a compaction's replacement history: written by the harness, read by the model. */
+function isCompactionSummary(item: z.infer<typeof message>): boolean {
+  return item.internal_chat_message_metadata_passthrough?.content_item_kinds?.includes("compaction.summary") === true;
+}
 
 function isHarness(item: z.infer<typeof message>): boolean {
   const provenance = item.internal_chat_message_metadata_passthrough?.content_item_metadata?.map((m) => m.provenance?.type);
@@ -75,6 +83,8 @@ function readItem(item: unknown, at: string | undefined, context: ReadContext): 
       const m = parsed.data;
       if (m.role === "assistant") {
         builder.text(m.content.map((c) => (c.type === "output_text" ? (c.text ?? "") : "")).join(""));
+      } else if (m.role === "user" && isCompactionSummary(m)) {
+        builder.summary(m.content.map((c) => c.text ?? "").join("\n"), at);
       } else if (m.role === "user" && !isHarness(m)) {
         const content = userContent(m.content, context);
         if (content.length > 0) builder.prompt(content, at);
