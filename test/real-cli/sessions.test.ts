@@ -1,6 +1,8 @@
 /**
  * Sessions on real CLIs (issue #18 "Must show"), each against the scripted model server:
  * - Codex: `steer` reaches the running turn natively (`turn/steer`);
+ * - Pi: `steer` reaches the running turn natively (Pi's `steer`: once the answer in flight ends,
+ *   before the next model call of the same run);
  * - Claude Code: `steer` leads the next run; `interruptAndHold` then `resume({ mode: "steer" })`;
  *   `sleep()` releases the warm process and the next input resumes the conversation natively;
  *   a cost ceiling trips on the cost Claude Code reports.
@@ -11,6 +13,7 @@ import { createAgent, type Agent } from "../../src/agent/agent.js";
 import type { Driver } from "../../src/driver/types.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
+import { pi } from "../../src/drivers/pi/index.js";
 import { BudgetExhaustedError } from "../../src/errors/index.js";
 import { createSession } from "../../src/session/index.js";
 import type { Session, SessionEvent, SessionOptions } from "../../src/session/types.js";
@@ -38,6 +41,16 @@ function codexDriver(ctx: RealCliContext): Driver {
     env: ctx.env,
     provider: { id: "scripted_driver", baseUrl: `${ctx.server.url}/v1`, wireApi: "responses", apiKeyEnv: SCRIPTED_KEY_ENV, requestMaxRetries: 0, streamMaxRetries: 0 },
     args: ["--disable", "plugins"],
+  });
+}
+
+/** Pi bound to the scripted server's Chat Completions dialect by the driver's own provider binding. */
+function piDriver(ctx: RealCliContext): Driver {
+  return pi({
+    executable: ctx.executable,
+    args: ctx.executable === process.execPath ? [ctx.entry] : [],
+    env: laneEnv(ctx, ["PI_CODING_AGENT_DIR"]),
+    provider: { baseUrl: `${ctx.server.url.replace(/\/+$/, "")}/v1`, apiKeyEnv: SCRIPTED_KEY_ENV, model: ctx.model },
   });
 }
 
@@ -100,6 +113,26 @@ describeRealCli("codex", () => {
         expect(entries.filter((entry) => entry.event.type === "session.run_admitted")).toHaveLength(1);
         expect(finalTexts(entries)).toEqual(["Steered answer."]);
         expect(lastUserText(ctx.server.requests.filter((r) => !r.auxiliary).at(-1)!)).toContain("STEERED");
+      });
+    });
+  });
+});
+
+describeRealCli("pi", () => {
+  it("session steer reaches Pi's running turn natively (steer), answered in the same run", async () => {
+    await withRealCli("pi", SLOW_THEN_STEERED, async (ctx) => {
+      await withSession(piDriver(ctx), ctx, {}, async (session) => {
+        await session.submit("Give a slow answer");
+        await firstEvent(session, (entry) => entry.event.type === "message.delta");
+        await expect(session.steer("Change of plan: STEERED")).resolves.toBe("native");
+        await quiet(session);
+        const entries = await logged(session);
+        expect(entries.filter((entry) => entry.event.type === "session.run_admitted")).toHaveLength(1);
+        expect(finalTexts(entries)).toEqual(["Steered answer."]);
+        // The slow answer was not cut short: the steer followed it, in the same conversation.
+        const requests = ctx.server.requests.filter((r) => !r.auxiliary && r.dialect === "chat");
+        expect(requests.map((r) => lastUserText(r))).toEqual(["Give a slow answer", "Change of plan: STEERED"]);
+        expect(JSON.stringify(requests[1]!.messages)).toContain("slow slow");
       });
     });
   });
