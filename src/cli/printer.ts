@@ -85,7 +85,7 @@ function activityOf(event: AgentEvent): string | undefined {
     case "reasoning.completed":
       return "thinking";
     case "tool.started":
-      return `running ${event.title.replace(/\s+/g, " ").slice(0, 60)}`;
+      return `running ${(event.command ?? event.title).replace(/\s+/g, " ").slice(0, 60)}`;
     case "tool.completed":
     case "message.completed":
       return "working";

@@ -40,7 +40,8 @@ export function createCliDriver(name: string, settings: CliDriverSettings): Driv
 
 /**
  * The `fake` driver's scripts, chosen by the prompt's first word: `fail` fails, `approve` asks
- * to run a command first (the decision shows as a `fake_approval` notice), anything else answers.
+ * to run a command first (the decision shows as a `fake_approval` notice), `hang` runs a command
+ * until cancelled, anything else answers.
  * A testing driver, for trying the CLI and for its tests; no provider is involved.
  */
 const FAKE_APPROVAL = {
@@ -56,6 +57,16 @@ const FAKE_APPROVAL = {
 } as const satisfies ApprovalRequest;
 
 function fakeScript(prompt: string): FakeRunScript {
+  if (prompt.startsWith("hang")) {
+    // A command that runs until the run is cancelled: progress stays on screen (Ctrl-C ends it).
+    return {
+      steps: [
+        { markDelivered: true },
+        { emit: { type: "tool.started", callId: "call_1", kind: "command", title: "sleep 600", command: "sleep 600" } },
+        { waitForAbort: true },
+      ],
+    };
+  }
   if (prompt.startsWith("fail")) {
     return { steps: [{ markDelivered: true }, { fail: { code: "provider_error", message: "the fake provider was asked to fail" } }] };
   }
@@ -73,7 +84,7 @@ function fakeScript(prompt: string): FakeRunScript {
 
 registerCliDriver(
   "fake",
-  'scripted in-process fake provider for trying the CLI: a prompt starting with "fail" fails, with "approve" asks an approval first',
+  'scripted in-process fake provider for trying the CLI: a prompt starting with "fail" fails, "approve" asks an approval first, "hang" runs until Ctrl-C',
   () => fakeDriver({ script: fakeScript }),
 );
 

@@ -22,7 +22,10 @@ export function interactive(): boolean {
   return process.stdin.isTTY === true && process.stderr.isTTY === true;
 }
 
-/** Progress may be drawn: both streams reach the terminal, so nothing extra lands in a pipe. */
-export function progressAllowed(): boolean {
-  return process.stdout.isTTY === true && process.stderr.isTTY === true && process.env.TERM !== "dumb";
+/**
+ * Progress may be drawn: both streams reach the terminal, so nothing extra lands in a pipe or a
+ * log. Not under CI, where the spinner would print a line per update instead of redrawing one.
+ */
+export function progressAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
+  return process.stdout.isTTY === true && process.stderr.isTTY === true && env.TERM !== "dumb" && !("CI" in env);
 }

@@ -59,6 +59,17 @@ describe("run on a terminal", () => {
     expect(screen).not.toContain(ESC);
   });
 
+  it("shows a spinner with the running command while nothing else prints; Ctrl-C cancels (130) and leaves no spinner behind", async () => {
+    await using term = TmuxTerminal.start([process.execPath, bin, "run", "hang on", "--driver", "fake"], { env: { CI: undefined } });
+    const screen = await term.waitFor(/running sleep 600/);
+    expect(screen).toMatch(/#1 tool\.started \[command\] sleep 600\n\S+ running sleep 600/);
+    term.keys("C-c");
+    expect(await term.exitCode()).toBe(130);
+    const after = term.screen();
+    expect(after).toMatch(/error run_cancelled: /);
+    expect(after).not.toMatch(/running sleep 600/);
+  });
+
   it("--deny answers without a prompt", async () => {
     await using term = TmuxTerminal.start([process.execPath, bin, "run", "approve this", "--driver", "fake", "--deny"]);
     expect(await term.exitCode()).toBe(0);
