@@ -4,6 +4,7 @@
  * an image that is not inline base64 of a type the driver sends becomes a placeholder that names
  * no URL.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +58,17 @@ describe("importTranscript refusals", () => {
     expect(error.message).toContain("rollout-missing.jsonl");
     expect(error.message).not.toContain("private-dir-name");
     expect(readdirSync(stateDir)).toEqual([]);
+  });
+
+  it("refuses a directory or a FIFO without waiting on it", async () => {
+    const { driver, threadStore, agent } = setup();
+    await using _ = agent;
+    const fifo = join(secretDir, "pipe.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    for (const file of [secretDir, fifo]) {
+      const error = await refusal(importTranscript(agent, { driver, threadStore, format: "claude", file }));
+      expect(error).toMatchObject({ code: "input_materialization_failed" });
+    }
   });
 
   it("refuses a file over maxBytes with input_too_large before reading it", async () => {

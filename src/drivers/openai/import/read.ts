@@ -3,6 +3,7 @@
  * limit, each line parsed on its own (a line that is not a JSON object is skipped and counted).
  * Errors name the file by its basename only, never its path or a line of its content.
  */
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import { InputError } from "../../../input/errors.js";
@@ -18,7 +19,8 @@ export async function readTranscript(file: string, maxBytes: number): Promise<Tr
   const name = basename(file);
   let text: string;
   try {
-    const handle = await open(file, "r");
+    // Non-blocking: opening a FIFO for reading would otherwise wait for a writer.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const stat = await handle.stat();
       if (!stat.isFile()) throw new InputError("input_materialization_failed", `transcript ${name}: not a regular file`);
