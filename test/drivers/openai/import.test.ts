@@ -113,9 +113,10 @@ for (const f of formats) {
         expect(recording.text).toContain(CANARY);
         expect(stored).not.toContain(CANARY);
         expect(JSON.stringify(request.body)).not.toContain(CANARY);
-        // Reasoning is kept in the stored conversation.
-        const conversation = JSON.parse(stored) as { turns: { messages: { role: string; reasoning?: string }[] }[] };
+        // Reasoning is kept in the stored conversation, and each turn names the model that answered it.
+        const conversation = JSON.parse(stored) as { turns: { model?: string; messages: { role: string; reasoning?: string }[] }[] };
         expect(conversation.turns[0]!.messages.find((m) => m.role === "assistant")?.reasoning).toMatch(/^I should/);
+        expect(conversation.turns.map((t) => t.model)).toEqual(["scripted-model", "scripted-model", "scripted-model"]);
       });
     }
 

@@ -25,9 +25,12 @@ export class TranscriptBuilder {
   readonly #calls = new Map<string, string>();
   #model: string | undefined;
 
-  /** The model the recorded session used from here on. */
+  /** The model the recorded session used from here on (the running turn's too: Claude Code names it on the answer). */
   model(name: string): void {
-    if (name !== "") this.#model = name;
+    if (name === "") return;
+    this.#model = name;
+    const turn = this.#turns.at(-1);
+    if (turn !== undefined) turn.model = name;
   }
 
   /**
