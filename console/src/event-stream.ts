@@ -46,7 +46,7 @@ export async function followEvents(options: FollowOptions): Promise<void> {
     try {
       const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: "text/event-stream" };
       if (lastSeq > 0) headers["last-event-id"] = String(lastSeq);
-      const response = await doFetch(options.url, { headers, signal: options.signal, cache: "no-store" });
+      const response = await doFetch(options.url, { headers, signal: options.signal });
       if (!response.ok || response.body === null) {
         if (isFatal(response.status)) {
           options.onFatal(await errorOf(response));

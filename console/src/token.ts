@@ -14,9 +14,15 @@ export function tokenFromHash(hash: string): { token?: string; rest: string } {
 
 export const TOKEN_KEY = "agent-adaptor.token";
 
+/** The part of `sessionStorage` used. */
+export interface TokenStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
 export interface TokenPlace {
   hash: string;
-  storage: Pick<Storage, "getItem" | "setItem">;
+  storage: TokenStorage;
   /** Replace the current URL's hash without a navigation or a history entry. */
   replaceHash(hash: string): void;
 }

@@ -39,7 +39,7 @@ async function serve(handle: (n: number, req: IncomingMessage, res: ServerRespon
     const plan = handle(lastEventIds.length, req, res);
     if (plan === "done") return;
     const from = typeof header === "string" && plan.replayAll !== true ? Number(header) : 0;
-    const source = (after: number) => (function* () {
+    const source = (after: number) => (async function* () {
       for (let seq = after + 1; seq <= TOTAL; seq++) yield logEntry(seq);
     })();
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });

@@ -1,0 +1,28 @@
+/**
+ * The console copies the session shapes (src/session/types.ts reaches into Node-only modules,
+ * which the browser build cannot typecheck); these type-level checks fail the typecheck when the
+ * library's shapes and the copies drift apart.
+ */
+import { describe, expectTypeOf, it } from "vitest";
+import type * as Console from "../../../console/src/wire.js";
+import type { GateState, Guardrails, SessionNotice, SessionSettings, SessionState, SessionStatus, SleepReason } from "../../../src/session/types.js";
+import type { BudgetCeiling } from "../../../src/errors/index.js";
+import type { EventPayloads } from "../../../src/events/types.js";
+
+describe("console wire types", () => {
+  it("match the library's session types exactly", () => {
+    expectTypeOf<Console.SessionNotice>().toEqualTypeOf<SessionNotice>();
+    expectTypeOf<Console.SessionStatus>().toEqualTypeOf<SessionStatus>();
+    expectTypeOf<Console.SessionState>().toEqualTypeOf<SessionState>();
+    expectTypeOf<Console.SleepReason>().toEqualTypeOf<SleepReason>();
+    expectTypeOf<Console.GateState>().toEqualTypeOf<GateState>();
+    expectTypeOf<Console.Guardrails>().toEqualTypeOf<Guardrails>();
+    expectTypeOf<Console.SessionSettings>().toEqualTypeOf<SessionSettings>();
+    expectTypeOf<Console.BudgetCeiling>().toEqualTypeOf<BudgetCeiling>();
+  });
+
+  it("carry the approval and question request fields the events carry", () => {
+    expectTypeOf<Omit<Console.PendingApproval, "runId">>().toEqualTypeOf<EventPayloads["approval.requested"]>();
+    expectTypeOf<Omit<Console.PendingQuestion, "runId">>().toEqualTypeOf<EventPayloads["question.requested"]>();
+  });
+});
