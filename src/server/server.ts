@@ -4,6 +4,7 @@
  * `close()` ends them all and leaves no child process behind.
  */
 import { readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -85,6 +86,7 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
   const maxBodyBytes = options.maxBodyBytes ?? config.server?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new ConfigError("maxBodyBytes must be a positive integer");
   const stateDir = resolve(options.stateDir ?? join(homedir(), ".agent-adaptor"));
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const token = await resolveToken(stateDir, options.token, log);
 
   const stores = await openStores(config.store, stateDir);

@@ -4,7 +4,7 @@
  * time. The token never reaches a log line or an error message.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError } from "../errors/index.js";
 
@@ -16,10 +16,9 @@ function checkToken(token: string, source: string): string {
   return token;
 }
 
-/** The token to require: `given`, or the state directory's token file (created when missing). */
+/** The token to require: `given`, or the (existing) state directory's token file, created when missing. */
 export async function resolveToken(stateDir: string, given: string | undefined, log: (line: string) => void): Promise<string> {
   if (given !== undefined) return checkToken(given, "given");
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const path = join(stateDir, TOKEN_FILE);
   try {
     await writeFile(path, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
