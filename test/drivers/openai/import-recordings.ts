@@ -160,3 +160,41 @@ export async function recordClaudeCompacted(): Promise<Recording> {
     return { text, workspace: ctx.workspace };
   });
 }
+
+/**
+ * A Claude Code transcript with an abandoned branch: two turns, then the session resumed at the
+ * first answer (`--resume-session-at`, what the SDK's `resumeSessionAt` passes) with another
+ * prompt. Claude Code appends the branch to the same file.
+ */
+export async function recordClaudeBranched(): Promise<Recording> {
+  const script = {
+    turns: [
+      { match: { lastUserTextContains: "the first question" }, reply: { text: "first answer" } },
+      { match: { lastUserTextContains: "the abandoned question" }, reply: { text: "abandoned answer" } },
+      { match: { lastUserTextContains: "the branch question" }, reply: { text: "branch answer" } },
+    ],
+  };
+  return withRealCli("claude", script, async (ctx) => {
+    const session = async (extraArgs: string[], prompts: string[]): Promise<string> => {
+      const proc = await ctx.spawn({ extraArgs });
+      proc.send({ type: "control_request", request_id: "init", request: { subtype: "initialize" } });
+      await proc.waitFor((m) => (m as { type?: string }).type === "control_response", { what: "initialize" });
+      let sessionId = "";
+      for (const text of prompts) {
+        const from = proc.messages.length;
+        proc.send({ type: "user", message: { role: "user", content: text } });
+        sessionId = (await proc.waitFor<{ session_id: string }>((m) => (m as { type?: string }).type === "result", { from, what: "result" })).session_id;
+      }
+      await proc.stop();
+      return sessionId;
+    };
+    const sessionId = await session([], ["the first question", "the abandoned question"]);
+    const before = await onlyFile(join(ctx.configDir, "projects"), (p) => p.endsWith(".jsonl"));
+    const entries = before.trim().split("\n").map((line) => JSON.parse(line) as { type?: string; uuid?: string; message?: { content?: unknown } });
+    const firstAnswer = entries.find((e) => e.type === "assistant" && JSON.stringify(e.message?.content).includes("first answer"));
+    if (firstAnswer?.uuid === undefined) throw new Error("the first answer is not in the transcript");
+    await session(["--resume", sessionId, "--resume-session-at", firstAnswer.uuid], ["the branch question"]);
+    const text = await onlyFile(join(ctx.configDir, "projects"), (p) => p.endsWith(".jsonl"));
+    return { text, workspace: ctx.workspace };
+  });
+}

@@ -22,6 +22,7 @@ import {
   FIRST_PROMPT,
   PNG_BASE64,
   recordClaude,
+  recordClaudeBranched,
   recordClaudeCompacted,
   recordCodex,
   recordCodexCompacted,
@@ -181,3 +182,30 @@ for (const f of formats) {
     }, 120_000);
   });
 }
+
+describeRealCli("claude", () => {
+  it("imports the branch a Claude Code session continued on, not the prompt it abandoned", async () => {
+    const branched = await recordClaudeBranched();
+    expect(branched.text).toContain("the abandoned question");
+    const { lines } = await importAndContinue("chat", "claude", writeTranscript(branched.text), "branch answer");
+    expect(lines).toEqual([notice("Claude Code"), "user: the first question", "assistant: first answer", "user: the branch question", "assistant: branch answer", "user: next question"]);
+  }, 120_000);
+
+  it("takes everything written before a broken link of a Claude Code transcript's chain", async () => {
+    const recording = await recordClaude();
+    // The line of the second prompt is cut short: the answer's chain back to the root breaks there.
+    const cut = recording.text
+      .trimEnd()
+      .split("\n")
+      .map((line) => {
+        const entry = JSON.parse(line) as { type?: string; message?: { content?: unknown } };
+        return entry.type === "user" && entry.message?.content === SECOND_PROMPT ? line.slice(0, 40) : line;
+      })
+      .join("\n");
+    const { imported, lines } = await importAndContinue("chat", "claude", writeTranscript(cut), "Goodbye from Claude.");
+    expect(imported.skippedLines).toBe(1);
+    expect(lines).not.toContain(`user: ${SECOND_PROMPT}`);
+    expect(lines.slice(0, 3)).toEqual([notice("Claude Code"), `user: ${redactedPrompt} | ${image}`, "assistant: call Write toolu_proof"]);
+    expect(lines.slice(4)).toEqual(["assistant: The proof is written.", "assistant: Goodbye from Claude.", "user: next question"]);
+  }, 120_000);
+});
