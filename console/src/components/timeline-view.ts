@@ -40,7 +40,7 @@ function body(item: TimelineItem): VNode {
     case "run":
       return html`<div class="run-line">
         <span class=${`badge run-${item.phase}`}>run ${item.phase}</span>
-        ${item.phase === "started" ? html`<span class="muted">${item.driver}${item.model !== undefined ? ` · ${item.model}` : ""}</span>` : null}
+        ${item.driver !== undefined ? html`<span class="muted">${item.driver}${item.model !== undefined ? ` · ${item.model}` : ""}</span>` : null}
         ${item.durationMs !== undefined ? html`<span class="muted">${(item.durationMs / 1000).toFixed(1)} s</span>` : null}
         ${item.error !== undefined ? html`<span class="error-text"><code>${item.error.code}</code> ${item.error.message}</span>` : null}
         ${item.reason !== undefined ? html`<span class="muted">${item.reason}</span>` : null}

@@ -121,6 +121,14 @@ describe("console timeline", () => {
     expect(mergePending(merged, { approvals: merged.approvals, questions: merged.questions })).toBe(merged);
   });
 
+  it("shows a run's start and its end as two items, the end after what the run did", () => {
+    const started = fold([ev("run.started", { driver: "codex", model: "gpt-5", schemaVersion: 1 }), ev("message.delta", { itemId: "m", text: "hi" })]);
+    const ended = fold([ev("run.completed", { result: { runId: "run_1", status: "completed", text: "hi", durationMs: 1234 } })], started);
+    expect(ended.items.map((i) => (i.kind === "run" ? i.phase : i.kind))).toEqual(["started", "message", "completed"]);
+    expect(ended.items[0]).toEqual({ kind: "run", key: "run:run_1:started", seq: 1, runId: "run_1", phase: "started", driver: "codex", model: "gpt-5" });
+    expect(ended.items[2]).toEqual({ kind: "run", key: "run:run_1:end", seq: 3, runId: "run_1", phase: "completed", durationMs: 1234 });
+  });
+
   it("shows session notices and run ends in order", () => {
     const state = fold([
       { type: "session.prompt_queued", promptId: "p1", wake: true },
