@@ -70,12 +70,17 @@ async function importAndContinue(api: OpenAIApi, format: "codex" | "claude", fil
   server = await startModelServer({ script: { turns: [{ match: { lastUserTextContains: "next question" }, reply: { text: "next answer" } }] } });
   const stateDir = mkdtempSync(join(root, `state-${api}-`));
   const threadStore = memoryThreadStore();
-  const driver = openai({ baseURL: `${server.url}/v1`, api, model: "scripted-model", stateDir });
+  const config = { baseURL: `${server.url}/v1`, api, model: "scripted-model", stateDir };
+  const driver = openai(config);
   const workspace = mkdtempSync(join(root, "workspace-"));
-  await using agent = createAgent(driver, { workspace, threadStore });
+  const agent = createAgent(driver, { workspace, threadStore });
   const imported = await importTranscript(agent, { driver, threadStore, format, file, ...(maxChars !== undefined ? { maxChars } : {}) });
-  expect((await imported.thread.info()).providerSessionId).toBe(imported.providerSessionId);
-  const result = await imported.thread.run("next question");
+  await agent.close();
+  // Another agent over another driver with the same stateDir and store continues the thread.
+  await using later = createAgent(openai(config), { workspace, threadStore });
+  const thread = await later.resumeThread(imported.thread.id);
+  expect((await thread.info()).providerSessionId).toBe(imported.providerSessionId);
+  const result = await thread.run("next question");
   expect(result.text).toBe("next answer");
   expect(result.providerSessionId).toBe(imported.providerSessionId);
   const stored = readFileSync(join(stateDir, `${imported.providerSessionId}.json`), "utf8");
