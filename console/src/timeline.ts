@@ -289,7 +289,8 @@ function applyRunEvent(draft: Draft, seq: number, event: AgentEvent): void {
       const key = `approval:${event.requestId}`;
       const prev = draft.get<ApprovalItem>(key);
       const d = event.decision;
-      const outcome = d.optionId !== undefined ? `${d.decision} (${d.optionId})` : d.decision;
+      // The option id only when it says more than the decision (Codex's "decline", "acceptForSession").
+      const outcome = d.optionId !== undefined && d.optionId !== d.decision ? `${d.decision} (${d.optionId})` : d.decision;
       draft.put({ kind: "approval", key, seq: prev?.seq ?? seq, runId, requestId: event.requestId, summary: prev?.summary ?? "", resolution: { outcome, by: event.by } });
       return;
     }

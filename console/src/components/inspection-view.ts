@@ -27,7 +27,7 @@ function Panel({ name, observation }: { name: PanelName; observation: Observatio
     ${observation.value !== undefined ? html`<details><summary>Value</summary><pre>${JSON.stringify(observation.value, null, 2)}</pre></details>` : null}
     ${observation.evidence.length > 0
       ? html`<table data-testid="panel-evidence">
-          <thead><tr><th scope="col">transport</th><th scope="col">method</th><th scope="col">provider version</th><th scope="col">observed at</th><th scope="col">ms</th></tr></thead>
+          <thead><tr><th scope="col">transport</th><th scope="col">method</th><th scope="col">version</th><th scope="col">observed at</th><th scope="col">ms</th></tr></thead>
           <tbody>
             ${observation.evidence.map(
               (e) => html`<tr><td>${e.transport}</td><td><code>${e.method}</code></td><td>${e.providerVersion ?? "—"}</td><td><time datetime=${e.observedAt}>${e.observedAt}</time></td><td>${e.durationMs}</td></tr>`,

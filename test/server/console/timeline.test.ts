@@ -88,9 +88,11 @@ describe("console timeline", () => {
       ev("approval.requested", { requestId: "a1", kind: "command", callId: "c1", summary: "Run rm -rf build?", options: [{ id: "deny", label: "Deny", kind: "deny" }] }),
     ]);
     expect(requested.approvals).toEqual([{ runId: "run_1", requestId: "a1", kind: "command", callId: "c1", summary: "Run rm -rf build?", options: [{ id: "deny", label: "Deny", kind: "deny" }] }]);
-    const resolved = fold([ev("approval.resolved", { requestId: "a1", decision: { decision: "deny", optionId: "deny" }, by: "stream" })], requested);
+    const resolved = fold([ev("approval.resolved", { requestId: "a1", decision: { decision: "deny", optionId: "decline" }, by: "stream" })], requested);
     expect(resolved.approvals).toEqual([]);
-    expect(resolved.items[1]).toMatchObject({ kind: "approval", requestId: "a1", resolution: { outcome: "deny (deny)", by: "stream" } });
+    expect(resolved.items[1]).toMatchObject({ kind: "approval", requestId: "a1", resolution: { outcome: "deny (decline)", by: "stream" } });
+    const plain = fold([ev("approval.resolved", { requestId: "a1", decision: { decision: "allow", optionId: "allow" }, by: "policy" })], requested);
+    expect(plain.items[1]).toMatchObject({ resolution: { outcome: "allow", by: "policy" } });
     // A late /pending answer that still lists it does not bring it back.
     const merged = mergePending(resolved, { approvals: requested.approvals, questions: [] });
     expect(merged.approvals).toEqual([]);
