@@ -5,8 +5,8 @@
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { bodyLimit } from "./body-limit.js";
 import { corsPolicy } from "./cors.js";
 import { errorBody, errorResponse } from "./http-error.js";
 import { catalogRoutes } from "./routes/catalog.js";
@@ -56,10 +56,7 @@ export function createApp(ctx: RouteContext, options: AppOptions): OpenAPIHono {
   });
   app.use(
     "/api/*",
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: (c) => c.json(errorBody("body_too_large", `the body is larger than ${options.maxBodyBytes} bytes`), 413),
-    }),
+    bodyLimit(options.maxBodyBytes, (c) => c.json(errorBody("body_too_large", `the body is larger than ${options.maxBodyBytes} bytes`), 413)),
   );
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });

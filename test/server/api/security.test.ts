@@ -223,7 +223,11 @@ describe("body limit", () => {
       expect(JSON.parse(chunked.body)).toMatchObject({ error: { code: "body_too_large" } });
       const fits = await small.api("/api/sessions", { json: { agent: "fake" } });
       expect(fits.status).toBe(201);
-      expect(((await (await small.api("/api/sessions")).json()) as { sessions: unknown[] }).sessions).toHaveLength(1);
+      const fitsChunked = await raw(small.url, "/api/sessions", { method: "POST", headers: { ...auth, "transfer-encoding": "chunked" }, body: [Buffer.from('{"agent":'), Buffer.from('"fake","id":"chunked"}')] });
+      expect(fitsChunked.status).toBe(201);
+      const badChunked = await raw(small.url, "/api/sessions", { method: "POST", headers: { ...auth, "transfer-encoding": "chunked" }, body: [Buffer.from('{"agent":'), Buffer.from("3}")] });
+      expect([badChunked.status, JSON.parse(badChunked.body).error.code]).toEqual([400, "body_invalid"]);
+      expect(((await (await small.api("/api/sessions")).json()) as { sessions: unknown[] }).sessions).toHaveLength(2);
     } finally {
       await small.close();
     }
