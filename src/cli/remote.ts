@@ -29,7 +29,7 @@ interface ThreadView {
   driver?: string;
   workspace?: string;
   providerSessionId?: string;
-  lease?: { owner?: string };
+  leased?: boolean;
   parentId?: string;
   createdAt?: string;
   updatedAt?: string;
@@ -158,7 +158,7 @@ function threadFields(view: ThreadView): [string, string][] {
     ["driver", view.driver ?? "-"],
     ["workspace", view.workspace ?? "-"],
     ["provider session", view.providerSessionId ?? "-"],
-    ["leased by", view.lease?.owner ?? "-"],
+    ["leased", view.leased ? "yes (a live session holds it)" : "no"],
     ["forked from", view.parentId ?? "-"],
     ["created", view.createdAt ?? "-"],
     ["updated", view.updatedAt ?? "-"],
@@ -174,7 +174,7 @@ export async function listThreads(flags: RemoteFlags & { agent?: string; limit?:
     if (body.threads.length === 0) return "no threads";
     return renderTable(
       ["id", "driver", "leased", "updated"],
-      body.threads.map((t) => [t.id, t.driver ?? "-", t.lease ? "yes" : "no", t.updatedAt ?? "-"]),
+      body.threads.map((t) => [t.id, t.driver ?? "-", t.leased ? "yes" : "no", t.updatedAt ?? "-"]),
       colors(),
     );
   });

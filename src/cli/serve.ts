@@ -26,26 +26,13 @@ function givenToken(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): st
   return env[TOKEN_ENV] || undefined;
 }
 
-/* The attach server's entry (src/server/index.ts), as this command uses it. */
-interface ServerEntry {
-  loadServerConfig(path: string): Promise<{ server?: { host?: string; port?: number } }>;
-  createAttachServer(options: {
-    config?: unknown;
-    stateDir?: string;
-    token?: string;
-    host?: string;
-    port?: number;
-    log?: (line: string) => void;
-  }): Promise<{ listen(): Promise<{ url: string; consoleUrl: string }>; close(): Promise<void> }>;
-}
-const SERVER_ENTRY = "../server/index.js";
-
 export async function serveCommand(flags: ServeFlags, interrupt: Interrupt): Promise<ExitCode> {
-  const { createAttachServer, loadServerConfig } = (await import(SERVER_ENTRY)) as ServerEntry;
+  // Loaded on demand: the other commands never pay for the server's modules.
+  const { createAttachServer, loadServerConfig } = await import("../server/index.js");
   const config = flags.config !== undefined ? await loadServerConfig(flags.config) : undefined;
   const token = givenToken(flags);
-  const host = flags.host ?? config?.server?.host;
-  const port = flags.port ?? config?.server?.port;
+  // The file's [server] settings apply where a flag gives none (the server merges them).
+  const { host, port } = flags;
   const server = await createAttachServer({
     ...(config ? { config } : {}),
     ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}),

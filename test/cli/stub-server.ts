@@ -159,7 +159,7 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
   app.delete("/api/threads/:id", (c) => {
     const t = threads.get(c.req.param("id"));
     if (!t) return fail(c, 404, "not_found", "no such thread");
-    if (t.lease) return fail(c, 409, "thread_busy", "a live session holds the thread");
+    if (t.leased) return fail(c, 409, "thread_busy", "a live session holds the thread");
     threads.delete(c.req.param("id"));
     return c.body(null, 204);
   });

@@ -1,0 +1,194 @@
+/**
+ * `serve` and the client commands against the real attach server (built CLI as a child, fake
+ * driver agents from a config file, port 0, a temporary state directory): the printed console
+ * URL, the token file, a session driven end to end, an approval answered by keystrokes in
+ * `attach` under a pseudo-terminal, usage errors, and a clean stop on SIGINT.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bin, runCli } from "./run-cli.js";
+import { TmuxTerminal } from "./tmux.js";
+
+const APPROVAL = {
+  requestId: "req_1",
+  kind: "command",
+  summary: "touch built.txt",
+  options: [
+    { id: "yes", label: "Yes", kind: "allow_once" },
+    { id: "no", label: "No", kind: "deny" },
+  ],
+};
+
+const config = (workspace: string) => ({
+  agents: {
+    worker: {
+      driver: "fake",
+      workspace,
+      options: {
+        scripts: [
+          {
+            promptContains: "approve",
+            script: {
+              steps: [{ markDelivered: true }, { approve: APPROVAL }, { emit: { type: "message.completed", itemId: "m1", text: "after the approval" } }],
+              text: "after the approval",
+            },
+          },
+        ],
+        script: { steps: [{ markDelivered: true }, { emit: { type: "message.completed", itemId: "m1", text: "plain answer" } }], text: "plain answer" },
+      },
+    },
+  },
+});
+
+interface Serving {
+  child: ChildProcess;
+  url: string;
+  consoleUrl: string;
+  stderr: () => string;
+}
+
+async function serve(args: string[], env: Record<string, string> = {}): Promise<Serving> {
+  const childEnv = { ...process.env, ...env };
+  delete childEnv.AGENT_ADAPTOR_TOKEN;
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--json", ...args], { stdio: ["ignore", "pipe", "pipe"], env: childEnv });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout! });
+  const first = await Promise.race([
+    once(lines, "line").then(([line]) => line as string),
+    once(child, "exit").then(([code]) => {
+      throw new Error(`serve exited ${code}: ${stderr}`);
+    }),
+  ]);
+  const { url, consoleUrl } = JSON.parse(first) as { url: string; consoleUrl: string };
+  return { child, url, consoleUrl, stderr: () => stderr };
+}
+
+let dir: string;
+let stateDir: string;
+let configFile: string;
+let server: Serving;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "aa-cli-serve-"));
+  stateDir = join(dir, "state");
+  configFile = join(dir, "agents.json");
+  await writeFile(configFile, JSON.stringify(config(dir)));
+  server = await serve(["--config", configFile, "--state-dir", stateDir]);
+});
+
+afterAll(async () => {
+  if (server.child.exitCode === null) {
+    server.child.kill("SIGTERM");
+    await once(server.child, "exit");
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+function client(...args: string[]) {
+  return runCli([...args, "--url", server.url, "--state-dir", stateDir]);
+}
+
+async function waitForState(id: string, state: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { stdout } = await client("sessions", "show", id, "--json");
+    if ((JSON.parse(stdout) as { state: string }).state === state) return;
+    if (Date.now() > deadline) throw new Error(`session ${id} never reached ${state}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("serve", () => {
+  it("prints {url, consoleUrl} with the token in the fragment, which is the state directory's 0600 token file", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const token = (await readFile(join(stateDir, "token"), "utf8")).trim();
+    expect(server.consoleUrl).toBe(`${server.url}/#token=${token}`);
+    expect(server.stderr()).not.toContain(token);
+  });
+
+  it("drives a session with the client commands: create, submit, show, list, attach --json, threads, archive", async () => {
+    const created = await client("sessions", "create", "worker", "--id", "cli-s1");
+    expect(created).toMatchObject({ code: 0, stdout: "cli-s1\n" });
+    const submitted = await client("sessions", "submit", "cli-s1", "hello");
+    expect(submitted.code).toBe(0);
+    expect(submitted.stdout).toMatch(/^queued \S+\n$/);
+    await waitForState("cli-s1", "idle");
+
+    const list = await client("sessions", "list");
+    expect(list.stdout).toMatch(/^cli-s1\s+worker\s+idle\s+open\s+0\s/m);
+
+    // attach replays the whole log, so whenever the archive lands it sees it and ends by itself.
+    const attached = runCli(["attach", "cli-s1", "--json", "--url", server.url, "--state-dir", stateDir]);
+    const show = JSON.parse((await client("sessions", "show", "cli-s1", "--json")).stdout) as { threadId: string; lastSeq: number };
+    const threads = JSON.parse((await client("threads", "list", "--json")).stdout) as { threads: { id: string }[] };
+    expect(threads.threads.map((t) => t.id)).toContain(show.threadId);
+    const history = JSON.parse((await client("threads", "history", show.threadId, "--json")).stdout) as { turns: { prompt: string }[] };
+    expect(history.turns.map((t) => t.prompt)).toEqual(["hello"]);
+    // A live session holds its thread.
+    const busy = await client("threads", "delete", show.threadId);
+    expect(busy.stderr).toMatch(/^error thread_busy: /);
+    expect(busy.code).toBe(1);
+
+    expect(show.lastSeq).toBeGreaterThan(0);
+    expect(await client("sessions", "archive", "cli-s1")).toMatchObject({ code: 0, stdout: "archived cli-s1\n" });
+    const { code, stdout } = await attached;
+    expect(code).toBe(0);
+    const frames = stdout.trim().split("\n").map((line) => JSON.parse(line) as { seq: number; event: { type: string; text?: string } });
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    expect(frames.find((f) => f.event.type === "message.completed")?.event.text).toBe("plain answer");
+    expect(frames.at(-1)!.event).toMatchObject({ type: "session.state", state: "archived" });
+
+    expect((await client("sessions", "submit", "cli-s1", "more")).code).toBe(1);
+    const deleted = await client("threads", "delete", show.threadId);
+    expect(deleted.stderr).toBe("");
+    expect(deleted.code).toBe(0);
+    expect((await client("threads", "show", show.threadId)).code).toBe(1);
+  });
+
+  it("attach on a terminal answers the run's approval by keystroke; the run sees the chosen option", async () => {
+    await client("sessions", "create", "worker", "--id", "cli-s2");
+    await client("sessions", "submit", "cli-s2", "approve please");
+    await using term = TmuxTerminal.start([process.execPath, bin, "attach", "cli-s2", "--url", server.url, "--state-dir", stateDir]);
+    const prompt = await term.waitFor(/navigate/);
+    expect(prompt).toMatch(/Approve command: touch built\.txt/);
+    term.keys("Down");
+    await term.waitFor(/❯ No/);
+    term.keys("Enter");
+    await term.waitFor(/fake_approval: decision: deny/);
+    await term.waitFor(/after the approval/);
+    await client("sessions", "archive", "cli-s2");
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it("a wrong token exits 2", async () => {
+    const { code, stderr } = await runCli(["sessions", "list", "--url", server.url, "--state-dir", dir], { AGENT_ADAPTOR_TOKEN: "not-the-token" });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^error unauthorized: the server refused the token/);
+  });
+
+  it.each([
+    ["a non-loopback host without a given token", ["--host", "0.0.0.0"], "config_invalid"],
+    ["an unknown driver in the config", ["--config", "BAD"], "config_invalid"],
+  ])("exits 2 for %s", async (_, args, errorCode) => {
+    const bad = join(dir, "bad.json");
+    await writeFile(bad, JSON.stringify({ agents: { x: { driver: "nope", workspace: dir } } }));
+    const { code, stdout, stderr } = await runCli(["serve", "--port", "0", "--state-dir", join(dir, "other"), ...args.map((a) => (a === "BAD" ? bad : a))]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(new RegExp(`^error ${errorCode}: \\S`));
+  });
+
+  it("stops cleanly on SIGINT with exit 0", async () => {
+    const own = await serve(["--state-dir", join(dir, "own"), "--config", configFile]);
+    own.child.kill("SIGINT");
+    const [code] = (await once(own.child, "exit")) as [number | null];
+    expect(code).toBe(0);
+    await expect(fetch(`${own.url}/api/health`)).rejects.toThrow();
+  });
+});
