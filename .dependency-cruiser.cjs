@@ -1,7 +1,7 @@
 /**
  * The layer rules of docs/architecture.md, enforced by `npm run deps:check` (part of `npm test`).
  * Bottom-up: errors → redact → process, events → driver (the SPI) → inspect, input, resources →
- * thread (store port) → agent (core) → drivers/* → testing → cli. A module may import its own
+ * thread (store port) → agent (core) → drivers/* → testing → server → cli. A module may import its own
  * layer or any layer below it; every rule below names one way of reaching up.
  */
 const below = (...folders) => `^src/(?!(${folders.join("|")})/)`;
@@ -144,6 +144,20 @@ module.exports = {
       comment: "testing/ (fakes, conformance) is for tests and driver authors; shipping code below it must not depend on it.",
       from: { path: "^src/(errors|redact|process|events|driver|inspect|input|resources|thread|agent|session|drivers)/" },
       to: { path: "^src/testing/" },
+    },
+    {
+      name: "server-below-cli-only",
+      severity: "error",
+      comment: "server/ (the attach server) is an application layer over the public API, sessions, bridges and drivers: only the CLI may import it.",
+      from: { path: "^src/(?!(server|cli)/)" },
+      to: { path: "^src/server/" },
+    },
+    {
+      name: "server-uses-testing-for-its-demo-only",
+      severity: "error",
+      comment: "The server reaches into testing/ only for the offline demo agent (the scripted model server) and the config's scripted `fake` driver; never conformance kits or real-CLI helpers.",
+      from: { path: "^src/server/" },
+      to: { path: "^src/testing/", pathNot: "^src/testing/(model-server|fake-driver)/" },
     },
   ],
   options: {
