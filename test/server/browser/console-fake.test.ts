@@ -136,12 +136,20 @@ describeBrowser("console in Chromium: question forms and reconnect (fake driver)
     const { context, page } = await openConsole(browser!, fixture!);
     try {
       const sessionId = await createSessionInConsole(page, "streamer");
+      // What each request for the session's events resumed from.
+      const resumedFrom: (string | undefined)[] = [];
+      page.on("request", (request) => {
+        if (new URL(request.url()).pathname === `/api/sessions/${sessionId}/events`) resumedFrom.push(request.headers()["last-event-id"]);
+      });
       await submit(page, "Stream through a network drop");
       const card = page.getByTestId("approval-card");
       await card.waitFor();
       await page.getByText(`before-drop ${BEFORE}`, { exact: true }).waitFor();
       const status = page.getByTestId("stream-status");
       expect(await status.getAttribute("data-state")).toBe("live");
+
+      const seenBeforeDrop = Number(await timelineItems(page, "message").filter({ hasText: `before-drop ${BEFORE}` }).getAttribute("data-seq"));
+      const requestsBeforeDrop = resumedFrom.length;
 
       // Cut every connection between the browser and the server; new ones are refused.
       fixture!.relay.drop();
@@ -156,6 +164,11 @@ describeBrowser("console in Chromium: question forms and reconnect (fake driver)
       await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
       await runCompleted(page);
       await page.getByText(`after-drop ${AFTER}`, { exact: true }).waitFor();
+
+      // Every reconnection asked to resume after what the page had already seen.
+      const resumes = resumedFrom.slice(requestsBeforeDrop);
+      expect(resumes.length).toBeGreaterThan(0);
+      for (const header of resumes) expect(Number(header)).toBeGreaterThanOrEqual(seenBeforeDrop);
 
       // Every message exactly once, in order.
       const texts = (await timelineItems(page, "message").getByTestId("message-body").allTextContents()).map((t) => t.trim());
