@@ -24,6 +24,9 @@ export interface LogView {
   setMode(subscriber: SubscriberQueue, mode: "replaying" | "live" | "ended"): void;
 }
 
+/** See {@link SubscriberQueue.push}: how large a burst grows before a waiting consumer is woken. */
+const WAKE_BATCH = 256;
+
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 function toAdaptorError(error: unknown): AdaptorError {
@@ -44,6 +47,8 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
   /** `next()` calls not yet settled. */
   private outstanding = 0;
   private readonly onAbort = (): void => this.end();
+  /** Queued events at which a waiting consumer is woken before the turn ends. */
+  private readonly wakeBatch: number;
 
   constructor(
     after: number,
@@ -53,6 +58,8 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
   ) {
     this.fetched = after;
     this.delivered = after;
+    // At most a quarter of the bound, so a woken consumer keeps most of its headroom.
+    this.wakeBatch = Math.max(1, Math.min(WAKE_BATCH, Math.floor(bufferSize / 4)));
     if (signal?.aborted) this.mode = "ended";
     else signal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -92,20 +99,22 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     return DONE;
   }
 
-  /** Live delivery of a newly appended event (only while live). */
+  /**
+   * Live delivery of a newly appended event (only while live): queued; a consumer waiting for one
+   * is woken by {@link wake}, which the log calls once per turn of appends rather than per event.
+   */
   push(entry: SessionEvent): void {
     // Below `fetched` only when the subscriber asked to start past the head.
     if (this.mode !== "live" || entry.seq <= this.fetched) return;
     this.fetched = entry.seq;
-    const waiter = this.waiter;
-    if (waiter !== undefined) {
-      this.waiter = undefined;
-      this.delivered = entry.seq;
-      waiter({ done: false, value: entry });
+    this.queue.push(entry);
+    const queued = this.queue.length - this.qhead;
+    if (this.waiter !== undefined) {
+      // A waiting consumer keeps up: woken at once when a burst grows large, never dropped.
+      if (queued >= this.wakeBatch) this.wake();
       return;
     }
-    this.queue.push(entry);
-    if (this.queue.length - this.qhead > this.bufferSize) {
+    if (queued > this.bufferSize) {
       // Dropped: free what it held at once; the consumer learns it at its next read.
       this.queue = [];
       this.qhead = 0;
@@ -114,7 +123,22 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     }
   }
 
-  /** Ends the iteration quietly (close, abort, `return`). */
+  /** Hands the oldest queued event to a waiting consumer (which then drains the queue without waiting). */
+  wake(): void {
+    const waiter = this.waiter;
+    if (waiter === undefined || this.qhead === this.queue.length) return;
+    this.waiter = undefined;
+    waiter(this.take());
+  }
+
+  /** Ends the iteration after the events already queued (the log closing). */
+  finish(): void {
+    this.wake();
+    if (this.qhead === this.queue.length) this.end();
+    else this.setMode("ended");
+  }
+
+  /** Ends the iteration quietly, dropping what is queued (abort, `return`). */
   end(): void {
     this.queue = [];
     this.qhead = 0;

@@ -1,16 +1,17 @@
 /**
  * A session's durable event log: one per open session, owned by the host that drives it.
  *
- * - `append` assigns the next `seq` synchronously, hands the entry to every live subscriber at
- *   once, and queues it for the store. Writes go out in batches: everything appended within one
- *   event-loop turn (up to `maxBatch` per store call) is one `appendEvents`, so the producer never
- *   waits for the store.
+ * - `append` assigns the next `seq` synchronously, queues the entry for every live subscriber at
+ *   once (a waiting one is woken once per turn of appends, not per event) and for the store.
+ *   Writes go out in batches: everything appended within one event-loop turn (up to `maxBatch`
+ *   per store call) is one `appendEvents`, so the producer never waits for the store.
  * - `flush()` resolves once everything appended before it is durable; it rejects with the typed
  *   store failure (`StoreError`, `LeaseLostError`, …) when a write fails.
  * - A write failure is also logged as a `session.error` notice (delivered live at once; stored
  *   with the next successful write). A retryable failure (`StoreError` with `retryable`) is retried
  *   with backoff; any other failure, or one that persists, breaks the log: later events are still
  *   delivered live but no longer stored, and every `flush()` rejects with that failure.
+ * - `close()` hands live subscribers what is already queued for them, then ends them.
  * - `subscribe({ after })` replays from the store page by page, then from the events not yet
  *   stored, then continues live — the switch happens synchronously at the head of the log, so
  *   there is no gap and no duplicate. Replay is pulled by the consumer, so a slow reader of old
@@ -164,6 +165,13 @@ class SessionEventLog implements EventLog {
   private readonly live = new Set<SubscriberQueue>();
   private readonly replaying = new Set<SubscriberQueue>();
 
+  /** A wake-up of the live subscribers is scheduled for the end of this turn. */
+  private waking = false;
+  private readonly wakeAll = (): void => {
+    this.waking = false;
+    for (const subscriber of this.live) subscriber.wake();
+  };
+
   private retentionTimer: NodeJS.Timeout | undefined;
   private appendsSinceTrim = 0;
   private trimming: Promise<number> | undefined;
@@ -211,7 +219,10 @@ class SessionEventLog implements EventLog {
       this.unstored.push(entry);
       this.schedule();
     }
-    for (const subscriber of this.live) subscriber.push(entry);
+    if (this.live.size > 0) {
+      for (const subscriber of this.live) subscriber.push(entry);
+      this.scheduleWake();
+    }
     // After the fan-out: breaking logs a notice, which must come after this event.
     if (this.broken === undefined && this.unstored.length - this.head > this.maxUnstored) {
       this.fail(new StoreError("store_busy", `the session store fell more than ${this.maxUnstored} events behind`, { retryable: false }), false);
@@ -266,7 +277,8 @@ class SessionEventLog implements EventLog {
     this.closed = true;
     if (this.retentionTimer !== undefined) clearInterval(this.retentionTimer);
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
-    for (const subscriber of [...this.live, ...this.replaying]) subscriber.end();
+    for (const subscriber of [...this.live]) subscriber.finish();
+    for (const subscriber of [...this.replaying]) subscriber.end();
     this.live.clear();
     this.replaying.clear();
     await this.trimming?.catch(() => undefined);
@@ -358,6 +370,17 @@ class SessionEventLog implements EventLog {
   }
 
   /* ---------------- subscribers ---------------- */
+
+  /**
+   * Live subscribers are woken once per turn of the event loop, not once per event: a burst of
+   * appends (one chunk of a provider's output) costs each waiting consumer one wake-up and it
+   * drains its queue without waiting, instead of a promise and a resumption per event.
+   */
+  private scheduleWake(): void {
+    if (this.waking) return;
+    this.waking = true;
+    setImmediate(this.wakeAll);
+  }
 
   /** Unstored events with `seq > after`, at most `limit`, oldest first. */
   private unstoredAfter(after: number, limit: number): SessionEvent[] {
