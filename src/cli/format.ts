@@ -22,7 +22,8 @@ export function describeEvent(event: AgentEvent): string {
     case "reasoning.completed":
       return `${head} ${clip(event.text)}`;
     case "tool.started":
-      return `${head} [${event.kind}] ${clip(event.title)}`;
+      // The command line itself where the title is something else ("Run shell command").
+      return `${head} [${event.kind}] ${clip(event.title)}${event.command && event.command !== event.title ? `: ${clip(event.command)}` : ""}`;
     case "tool.updated":
       return `${head} ${event.callId}${event.output ? ` ${clip(event.output)}` : ""}`;
     case "tool.completed":

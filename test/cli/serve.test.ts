@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -108,6 +108,7 @@ describe("serve", () => {
   it("prints {url, consoleUrl} with the token in the fragment, which is the state directory's 0600 token file", async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const token = (await readFile(join(stateDir, "token"), "utf8")).trim();
+    expect((await stat(join(stateDir, "token"))).mode & 0o777).toBe(0o600);
     expect(server.consoleUrl).toBe(`${server.url}/#token=${token}`);
     expect(server.stderr()).not.toContain(token);
   });
