@@ -126,6 +126,39 @@ describe("stores", () => {
     }
   });
 
+  it("after a restart with an approval waiting, nothing stale is pending and a new run's approval is", async () => {
+    const stateDir = join(root, "state-pending");
+    const first = await startServer({ stateDir, config: fakeConfig(workspace) });
+    await first.api("/api/sessions", { json: { agent: "fake", id: "asks" } });
+    await first.api("/api/sessions/asks/submit", { json: { text: "approve this" } });
+    for (;;) {
+      const pending = (await (await first.api("/api/sessions/asks/pending")).json()) as { approvals: unknown[] };
+      if (pending.approvals.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await first.close();
+
+    const second = await startServer({ stateDir, config: fakeConfig(workspace) });
+    try {
+      // Opening replays the log: the request was made, never resolved, and its run was cut by the restart.
+      expect(await (await second.api("/api/sessions/asks/pending")).json()).toEqual({ approvals: [], questions: [] });
+      expect((await second.api("/api/sessions/asks/approvals/appr_1", { json: { decision: "allow" } })).status).toBe(404);
+      await second.api("/api/sessions/asks/submit", { json: { text: "approve again" } });
+      for (;;) {
+        const pending = (await (await second.api("/api/sessions/asks/pending")).json()) as { approvals: { requestId: string }[] };
+        if (pending.approvals.length > 0) {
+          expect(pending.approvals.map((a) => a.requestId)).toEqual(["appr_1"]);
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await second.api("/api/sessions/asks/approvals/appr_1", { json: { decision: "allow" } })).status).toBe(200);
+      await until(second, "asks");
+    } finally {
+      await second.close();
+    }
+  });
+
   if (PG_URL === undefined) {
     if (PG_REQUIRED) {
       it("PostgreSQL store: a PostgreSQL server is required in CI", () => {
