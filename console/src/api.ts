@@ -43,7 +43,9 @@ export function createApi(token: string, base = "api/", doFetch: typeof fetch = 
   async function call<T>(method: "GET" | "POST", url: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const response = await doFetch(url, { method, headers, cache: "no-store", ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    // `cache` is a browser field (Node's fetch types lack it): nothing the API answers is reused from a cache.
+    const init: RequestInit & { cache?: "no-store" } = { method, headers, cache: "no-store", ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
+    const response = await doFetch(url, init);
     const text = await response.text();
     let value: unknown;
     try {
