@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createAttachServer, loadServerConfig, type AttachServer } from "../../../src/server/index.js";
+import { createAttachServer, loadServerConfig, type AttachServer, type ServerConfig } from "../../../src/server/index.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -106,17 +106,25 @@ export interface ConsoleFixture {
   close(): Promise<void>;
 }
 
-/** Starts the attach server on port 0 with `agents`, in a fresh state directory. */
-export async function startConsoleServer(agents: Record<string, AgentConfig>): Promise<ConsoleFixture> {
-  const stateDir = await realpath(await mkdtemp(join(tmpdir(), "agent-adaptor-console-e2e-")));
+/**
+ * Starts the attach server on port 0 with `agents` (none: the server's offline demo agent), in a
+ * fresh state directory — or in `stateDir`, which is then left in place by `close()`.
+ */
+export async function startConsoleServer(agents?: Record<string, AgentConfig>, options: { stateDir?: string } = {}): Promise<ConsoleFixture> {
+  const ownsStateDir = options.stateDir === undefined;
+  const stateDir = options.stateDir ?? (await realpath(await mkdtemp(join(tmpdir(), "agent-adaptor-console-e2e-"))));
+  const removeStateDir = () => (ownsStateDir ? rm(stateDir, { recursive: true, force: true, maxRetries: 5 }) : Promise.resolve());
   let server: AttachServer | undefined;
   let relay: Relay | undefined;
   try {
-    const configPath = join(stateDir, "serve.json");
-    await writeFile(configPath, JSON.stringify({ agents }, null, 2));
-    const config = await loadServerConfig(configPath);
+    let config: ServerConfig | undefined;
+    if (agents !== undefined) {
+      const configPath = join(stateDir, "serve.json");
+      await writeFile(configPath, JSON.stringify({ agents }, null, 2));
+      config = await loadServerConfig(configPath);
+    }
     // The bundle the build wrote (the module's own default is beside dist/server, not src/server).
-    server = await createAttachServer({ config, stateDir, port: 0, consoleRoot: join(ROOT, "dist", "console") });
+    server = await createAttachServer({ ...(config ? { config } : {}), stateDir, port: 0, consoleRoot: join(ROOT, "dist", "console") });
     const { url, consoleUrl } = await server.listen();
     relay = await startRelay(Number(new URL(url).port));
     const relayed = new URL(consoleUrl);
@@ -143,13 +151,13 @@ export async function startConsoleServer(agents: Record<string, AgentConfig>): P
       async close() {
         await startedRelay.close();
         await started.close();
-        await rm(stateDir, { recursive: true, force: true, maxRetries: 5 });
+        await removeStateDir();
       },
     };
   } catch (error) {
     await relay?.close().catch(() => undefined);
     await server?.close().catch(() => undefined);
-    await rm(stateDir, { recursive: true, force: true, maxRetries: 5 });
+    await removeStateDir();
     throw error;
   }
 }
