@@ -3,16 +3,16 @@ import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, createApi } from "../api.js";
-import type { StreamStatus } from "../event-stream.js";
 import type { AgentInfo, SessionView } from "../wire.js";
-import { SessionDetail } from "./session-detail.js";
+import { SessionDetail, type StreamIndicator } from "./session-detail.js";
 import { SessionList } from "./session-list.js";
 
 /** How often the session list is refreshed while the page is visible, ms. */
 const LIST_REFRESH_MS = 3000;
 
-const STATUS_TEXT: Record<StreamStatus | "idle", string> = {
+const STATUS_TEXT: Record<StreamIndicator, string> = {
   idle: "No session selected",
+  ended: "Archived",
   connecting: "Connecting…",
   live: "Live",
   reconnecting: "Reconnecting…",
@@ -36,7 +36,7 @@ function Console({ token }: { token: string }): VNode {
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [unauthorized, setUnauthorized] = useState(false);
-  const [stream, setStream] = useState<{ status: StreamStatus | "idle"; attempt?: number }>({ status: "idle" });
+  const [stream, setStream] = useState<{ status: StreamIndicator; attempt?: number }>({ status: "idle" });
 
   const report = useCallback((e: unknown): void => {
     if (e instanceof ApiError) {
@@ -76,7 +76,7 @@ function Console({ token }: { token: string }): VNode {
       setSelected(view.id);
     }).catch(() => undefined);
   };
-  const onStreamStatus = useCallback((status: StreamStatus | "idle", detail?: { attempt: number }) => setStream({ status, ...(detail ? { attempt: detail.attempt } : {}) }), []);
+  const onStreamStatus = useCallback((status: StreamIndicator, detail?: { attempt: number }) => setStream({ status, ...(detail ? { attempt: detail.attempt } : {}) }), []);
 
   if (unauthorized) {
     return html`<main class="token-missing" data-testid="token-missing">

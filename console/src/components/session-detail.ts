@@ -16,6 +16,9 @@ import { InspectionView } from "./inspection-view.js";
 import { QuestionForm } from "./question-form.js";
 import { TimelineView } from "./timeline-view.js";
 
+/** The stream's state as the header shows it: `ended` once the session is archived. */
+export type StreamIndicator = StreamStatus | "idle" | "ended";
+
 export interface SessionDetailProps {
   id: string;
   session: SessionView | undefined;
@@ -23,7 +26,7 @@ export interface SessionDetailProps {
   token: string;
   /** Run an action, reporting its failure; rejects again so a form can keep its input. */
   run(work: () => Promise<unknown>): Promise<void>;
-  onStreamStatus(status: StreamStatus | "idle", detail?: { attempt: number; delayMs: number }): void;
+  onStreamStatus(status: StreamIndicator, detail?: { attempt: number; delayMs: number }): void;
   onChanged(): void;
   onFatal(message: string): void;
 }
@@ -35,6 +38,7 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
 
   useEffect(() => {
     const abort = new AbortController();
+    let ended = false;
     void followEvents({
       url: api.eventsUrl(id),
       token,
@@ -42,10 +46,15 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
       signal: abort.signal,
       onEntries: (entries) => {
         setTimeline((prev) => applyEntries(prev, entries));
+        // Archiving is final: nothing follows it, so the stream is not kept open (or retried).
+        if (entries.some((e) => e.event.type === "session.state" && e.event.state === "archived")) {
+          ended = true;
+          abort.abort();
+        }
         // Notices about state, gate or spend change the session row: refresh it now, not at the next poll.
         if (entries.some((e) => e.event.type === "session.state" || e.event.type === "session.gate" || e.event.type === "session.budget" || e.event.type === "session.prompt_queued")) onChanged();
       },
-      onStatus: (status, detail) => onStreamStatus(status, detail),
+      onStatus: (status, detail) => onStreamStatus(ended && status === "closed" ? "ended" : status, detail),
       onFatal: (error) => onFatal(`${error.code}: ${error.message}`),
     });
     api.pending(id).then(
