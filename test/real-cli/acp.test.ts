@@ -29,6 +29,8 @@ interface AcpCase {
   readonly proof: string;
   /** Whether the agent asks the client before running that tool in its default mode. */
   readonly asksPermission: boolean;
+  /** Arguments after the agent's base args. */
+  readonly extraArgs?: readonly string[];
 }
 
 const cases: AcpCase[] = [
@@ -55,8 +57,11 @@ const cases: AcpCase[] = [
   },
   {
     cli: "codex-acp",
-    // Sandboxed workspace commands run without asking.
-    toolCall: () => ({ name: "exec_command", arguments: { cmd: "printf 'proof from codex-acp' > proof.txt" } }),
+    // Sandboxed workspace commands run without asking. Codex's shell tool, not its unified exec
+    // (`exec_command`), whose end a loaded machine can see reported only after the turn's answer
+    // (test/drivers/acp/tool-fields-real-cli.test.ts says how).
+    toolCall: () => ({ name: "shell_command", arguments: { command: "printf 'proof from codex-acp' > proof.txt" } }),
+    extraArgs: ["-c", "features.unified_exec=false"],
     proof: "proof from codex-acp",
     asksPermission: false,
   },
@@ -80,8 +85,8 @@ function allowOnce(request: IncomingRequest): unknown {
   return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
 }
 
-async function openSession(ctx: RealCliContext): Promise<AcpSession> {
-  const { process: proc, peer, incoming } = await ctx.spawnJsonRpc({ jsonrpcField: true, onRequest: allowOnce });
+async function openSession(ctx: RealCliContext, extraArgs: readonly string[] = []): Promise<AcpSession> {
+  const { process: proc, peer, incoming } = await ctx.spawnJsonRpc({ jsonrpcField: true, onRequest: allowOnce }, { extraArgs });
   const init = await peer.request<{ protocolVersion: number }>("initialize", {
     protocolVersion: 1,
     // No fs capability: gemini's write path breaks when readTextFile is advertised.
@@ -136,7 +141,7 @@ for (const c of cases) {
     it(`streams a scripted text reply over ACP (${realCliSpec(c.cli).dialect} dialect)`, async () => {
       const script = { turns: [{ match: { lastUserTextContains: "Say hello" }, reply: { text: "Hello from the scripted model.", chunkSize: 6 } }] };
       await withRealCli(c.cli, script, async (ctx) => {
-        const session = await openSession(ctx);
+        const session = await openSession(ctx, c.extraArgs);
         const turn = await prompt(session, "Say hello to the lane");
         expect(turn.stopReason).toBe("end_turn");
         expect(turn.text).toBe("Hello from the scripted model.");
@@ -161,7 +166,7 @@ for (const c of cases) {
         ],
       });
       await withRealCli(c.cli, script, async (ctx) => {
-        const session = await openSession(ctx);
+        const session = await openSession(ctx, c.extraArgs);
         const turn = await prompt(session, "Please write the proof file");
         expect(turn.stopReason).toBe("end_turn");
         expect(await readFile(join(ctx.workspace, "proof.txt"), "utf8")).toBe(c.proof);
