@@ -56,6 +56,13 @@ const events = apiRoute({
 });
 
 export function sessionRoutes(app: OpenAPIHono, ctx: RouteContext): void {
+  lifecycleRoutes(app, ctx);
+  controlRoutes(app, ctx);
+  requestRoutes(app, ctx);
+}
+
+/** List, create, show, archive, inspect, and the event stream. */
+function lifecycleRoutes(app: OpenAPIHono, ctx: RouteContext): void {
   const { hub } = ctx;
   app.openapi(list, async (c) => c.json({ sessions: await hub.list(c.req.valid("query")) }, 200));
   app.openapi(create, async (c) => {
@@ -68,6 +75,26 @@ export function sessionRoutes(app: OpenAPIHono, ctx: RouteContext): void {
     await (await hub.live(id)).session.archive();
     return c.json(await hub.view(id), 200);
   });
+  app.openapi(inspection, async (c) => {
+    const live = await hub.live(c.req.valid("param").id);
+    const agent = hub.agentNamed(live.agent);
+    return c.json(await agent.agent.inspect({ signal: c.req.raw.signal }), 200);
+  });
+  app.openapi(events, async (c) => {
+    const { id } = c.req.valid("param");
+    const header = c.req.header("last-event-id");
+    const fromHeader = parseLastEventId(header);
+    if (header !== undefined && fromHeader === undefined) throw new ApiError(400, "query_invalid", "Last-Event-ID must be a session sequence number");
+    const from = fromHeader ?? c.req.valid("query").after;
+    const { session } = await hub.live(id);
+    const signal = AbortSignal.any([c.req.raw.signal, ctx.closing]);
+    // The stream's body is typed by the route as text; the SSE bridge writes it.
+    return sseResponse(session, { ...(from !== undefined ? { from } : {}), signal }) as unknown as ReturnType<typeof c.text>;
+  });
+}
+
+/** Input and the gate: submit, steer, follow-up, interrupt, hold, pause, resume. */
+function controlRoutes(app: OpenAPIHono, { hub }: RouteContext): void {
   app.openapi(submit, async (c) => {
     const { text, wake, from } = c.req.valid("json");
     const { session } = await hub.live(c.req.valid("param").id);
@@ -102,6 +129,10 @@ export function sessionRoutes(app: OpenAPIHono, ctx: RouteContext): void {
     await session.resume({ mode, ...(message !== undefined ? { message } : {}) });
     return c.json({ ok: true as const }, 200);
   });
+}
+
+/** The requests of the run in flight: what waits, and the answers. */
+function requestRoutes(app: OpenAPIHono, { hub }: RouteContext): void {
   app.openapi(pending, async (c) => {
     const { session, pending: requests } = await hub.live(c.req.valid("param").id);
     return c.json(requests.snapshot(session.status().inFlight?.runId), 200);
@@ -119,21 +150,5 @@ export function sessionRoutes(app: OpenAPIHono, ctx: RouteContext): void {
     if ("decline" in reply) session.decline(requestId);
     else session.answer(requestId, reply.answers);
     return c.json({ ok: true as const }, 200);
-  });
-  app.openapi(inspection, async (c) => {
-    const live = await hub.live(c.req.valid("param").id);
-    const agent = hub.agentNamed(live.agent);
-    return c.json(await agent.agent.inspect({ signal: c.req.raw.signal }), 200);
-  });
-  app.openapi(events, async (c) => {
-    const { id } = c.req.valid("param");
-    const header = c.req.header("last-event-id");
-    const fromHeader = parseLastEventId(header);
-    if (header !== undefined && fromHeader === undefined) throw new ApiError(400, "query_invalid", "Last-Event-ID must be a session sequence number");
-    const from = fromHeader ?? c.req.valid("query").after;
-    const { session } = await hub.live(id);
-    const signal = AbortSignal.any([c.req.raw.signal, ctx.closing]);
-    // The stream's body is typed by the route as text; the SSE bridge writes it.
-    return sseResponse(session, { ...(from !== undefined ? { from } : {}), signal }) as unknown as ReturnType<typeof c.text>;
   });
 }
