@@ -126,6 +126,8 @@ describe("sessions", () => {
     await idle(id);
     const events = await eventTypes(id);
     expect(events.find((e) => e.type === "approval.resolved")?.data).toMatchObject({ requestId: "appr_1", decision: { decision: "deny" }, by: "stream" });
+    // The provider side of the run received the decision.
+    expect(events.find((e) => e.type === "notice" && e.data.code === "fake_approval")?.data).toMatchObject({ message: "decision: deny" });
     expect(events.some((e) => e.type === "run.completed")).toBe(true);
     expect(await (await s.api(`/api/sessions/${id}/pending`)).json()).toEqual({ approvals: [], questions: [] });
     const late = await s.api(`/api/sessions/${id}/approvals/appr_1`, { json: { decision: "allow" } });
@@ -147,6 +149,7 @@ describe("sessions", () => {
     await idle(id);
     const events = await eventTypes(id);
     expect(events.find((e) => e.type === "question.resolved")?.data).toMatchObject({ requestId: "q_1", answered: true, by: "stream" });
+    expect(events.find((e) => e.type === "notice" && e.data.code === "fake_answer")?.data).toMatchObject({ message: JSON.stringify({ colour: "blue" }) });
     expect(events.filter((e) => e.type === "message.completed").at(-1)?.data).toMatchObject({ text: "after the question" });
 
     await s.api(`/api/sessions/${id}/submit`, { json: { text: "ask again" } });
