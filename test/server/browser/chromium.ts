@@ -44,16 +44,15 @@ export function mustRunEveryLane(): boolean {
   return process.env.CI === "true";
 }
 
+/** Another prerequisite of a suite; `disabled` means switched off on purpose, so it skips even under CI. */
+export type Prerequisite = { available: true } | { available: false; reason: string; disabled?: boolean };
+
 /**
  * `describe` for a browser suite: runs `fn` with the Chromium executable when there is one;
  * otherwise a failing test under CI, or a suite skipped with its reason in the title.
  * `extra` adds another prerequisite (e.g. the real Codex CLI) with the same rule.
  */
-export function describeBrowser(
-  title: string,
-  fn: (executable: string) => void,
-  extra?: () => { available: true } | { available: false; reason: string },
-): void {
+export function describeBrowser(title: string, fn: (executable: string) => void, extra?: () => Prerequisite): void {
   const browser = chromiumAvailability();
   const other = extra?.() ?? { available: true as const };
   if (browser.available && other.available) {
@@ -61,7 +60,8 @@ export function describeBrowser(
     return;
   }
   const reason = !browser.available ? browser.reason : !other.available ? other.reason : "";
-  if (mustRunEveryLane()) {
+  const disabled = browser.available && !other.available && other.disabled === true;
+  if (mustRunEveryLane() && !disabled) {
     describe(title, () => {
       it("has its prerequisites (CI=true runs every lane)", () => {
         throw new Error(`the browser lane cannot run: ${reason}`);

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CapturedRequest } from "../../../src/testing/model-server/index.js";
-import { realCliAvailability, SCRIPTED_KEY_ENV, withRealCli, type RealCliContext, type RealCliScript } from "../../../src/testing/real-cli/index.js";
-import { describeBrowser, launchChromium } from "./chromium.js";
+import { realCliAvailability, realCliMode, SCRIPTED_KEY_ENV, withRealCli, type RealCliContext, type RealCliScript } from "../../../src/testing/real-cli/index.js";
+import { describeBrowser, launchChromium, type Prerequisite } from "./chromium.js";
 import { createSessionInConsole, ensureConsoleBuilt, openConsole, startConsoleServer, type ConsoleFixture } from "./console-fixture.js";
 import { saveConsoleScreenshot } from "./screenshots.js";
 
@@ -91,9 +91,11 @@ function modelRequests(requests: readonly CapturedRequest[]): CapturedRequest[] 
   return requests.filter((r) => r.dialect === "responses" && !r.auxiliary);
 }
 
-function codexAvailability() {
+/** The real Codex CLI, unless missing, or switched off like the rest of the real-CLI lane. */
+function codexAvailability(): Prerequisite {
   const availability = realCliAvailability("codex");
-  return availability.available ? { available: true as const } : { available: false as const, reason: `the real Codex CLI: ${availability.reason}` };
+  if (availability.available) return { available: true };
+  return { available: false, reason: `the real Codex CLI: ${availability.reason}`, disabled: realCliMode() === "skip" };
 }
 
 describeBrowser(

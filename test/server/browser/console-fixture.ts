@@ -165,6 +165,8 @@ export async function startConsoleServer(agents?: Record<string, AgentConfig>, o
 /** A fresh browser context (its own storage) with one page on the console. */
 export async function openConsole(browser: Browser, fixture: ConsoleFixture): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Waits are bounded by the test's own timeout rather than Playwright's 30 s (a loaded CI box).
+  context.setDefaultTimeout(90_000);
   const page = await context.newPage();
   await page.goto(fixture.consoleUrl);
   return { context, page };
