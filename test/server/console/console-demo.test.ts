@@ -1,0 +1,117 @@
+/**
+ * The console in Chromium against the attach server's offline demo agent: the token leaves the
+ * URL, holding and resuming from the controls, an approval allowed from its card, the markdown
+ * answer, the inspection panels, archiving — and, throughout, no script error and no CSP
+ * violation in the page. The console is built for this test into a temporary folder.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createAttachServer, type AttachServer } from "../../../src/server/index.js";
+import { describeBrowser, launchChromium } from "../browser/chromium.js";
+
+const ROOT = join(import.meta.dirname, "../../..");
+
+describeBrowser("console in Chromium on the demo agent", (executable) => {
+  let dir: string;
+  let server: AttachServer;
+  let consoleUrl: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "console-demo-"));
+    await promisify(execFile)(process.execPath, ["scripts/build-console.mjs", "--out", join(dir, "console")], { cwd: ROOT });
+    server = await createAttachServer({ stateDir: join(dir, "state"), port: 0, consoleRoot: join(dir, "console") });
+    ({ consoleUrl } = await server.listen());
+    browser = await launchChromium(executable);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("drives a session from the console: hold, resume, allow, markdown, inspection, archive", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const problems: string[] = [];
+    const page = await context.newPage();
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error" || /Content Security Policy|Refused to/i.test(message.text())) problems.push(`${message.type()}: ${message.text()}`);
+    });
+    try {
+      await page.goto(consoleUrl);
+      // The token left the address bar and stays with the tab.
+      expect(new URL(page.url()).hash).toBe("");
+      expect(await page.evaluate("sessionStorage.getItem('agent-adaptor.token')")).toBe(server.token);
+
+      await page.getByTestId("new-session-agent").selectOption("demo");
+      await page.getByTestId("create-session").click();
+      const row = page.getByTestId("session-row").first();
+      await row.waitFor();
+      await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
+
+      // Held: a prompt waits in the queue.
+      await page.getByLabel("Reason", { exact: true }).fill("reviewing first");
+      await page.getByRole("button", { name: "Hold", exact: true }).click();
+      await row.getByTestId("session-gate").filter({ hasText: "hold: reviewing first" }).waitFor();
+      await page.getByLabel("Message", { exact: true }).fill("Show me a tool call");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      await row.getByTestId("session-queued").filter({ hasText: "1 queued" }).waitFor();
+      expect(await page.locator('[data-testid="approval-card"]').count()).toBe(0);
+      expect(await page.locator('[data-testid="timeline-item"][data-kind="run"]').count()).toBe(0);
+
+      // Resumed: the run starts and asks to run its command.
+      await page.getByLabel("Resume mode").selectOption("continue");
+      await page.getByRole("button", { name: "Resume", exact: true }).click();
+      const card = page.getByTestId("approval-card");
+      await card.waitFor();
+      expect(await card.getByTestId("approval-command").textContent()).toContain("hello.txt");
+      await card.getByRole("button", { name: "Allow", exact: true }).click();
+      await page.locator('[data-testid="timeline-item"][data-kind="run"][data-status="completed"]').waitFor();
+      await card.waitFor({ state: "detached" });
+
+      const tool = page.locator('[data-testid="timeline-item"][data-kind="tool"]');
+      expect(await tool.getAttribute("data-status")).toBe("completed");
+      expect((await tool.getByTestId("tool-exit-code").textContent())?.trim()).toBe("exit 0");
+      expect(await tool.getByTestId("tool-output").textContent()).toContain("hello from the demo agent");
+      // The answer is rendered markdown: a heading, bold text and a code block, no raw markup.
+      const message = page.locator('[data-testid="timeline-item"][data-kind="message"]').getByTestId("message-body");
+      expect(await message.locator("h2").textContent()).toBe("Done");
+      expect(await message.locator("strong").first().textContent()).toBe("hello.txt");
+      expect(await message.locator("pre code").count()).toBe(1);
+      expect(await message.textContent()).not.toContain("**");
+      // Reasoning is there, collapsed.
+      expect(await page.locator('[data-testid="timeline-item"][data-kind="reasoning"] details:not([open])').count()).toBeGreaterThan(0);
+      expect(await page.getByTestId("usage").first().textContent()).toContain("tok");
+
+      // Inspection: every panel with its status; observed ones carry evidence.
+      await page.getByRole("button", { name: "Inspect", exact: true }).click();
+      const panels = page.getByTestId("inspection-panel");
+      await panels.first().waitFor();
+      expect(await panels.evaluateAll((all) => all.map((p) => p.getAttribute("data-panel")))).toEqual(["environment", "models", "commands", "skills", "mcp", "quota", "profile", "configuration", "auth"]);
+      const statuses = await panels.evaluateAll((all) => all.map((p) => p.getAttribute("data-status")));
+      expect(statuses.every((s) => s === "observed" || s === "unavailable" || s === "unsupported")).toBe(true);
+      const models = page.locator('[data-testid="inspection-panel"][data-panel="models"]');
+      expect(await models.getAttribute("data-status")).toBe("observed");
+      expect(await models.getByTestId("panel-evidence").locator("tbody tr").count()).toBeGreaterThan(0);
+      const unsupported = page.locator('[data-testid="inspection-panel"][data-status="unsupported"]').first();
+      expect((await unsupported.getByTestId("panel-reason").textContent())?.length).toBeGreaterThan(0);
+
+      // Archived: the stream ends and the controls are disabled.
+      await page.getByRole("button", { name: "Archive", exact: true }).click();
+      await page.locator('[data-testid="stream-status"][data-state="ended"]').waitFor();
+      await page.locator('[data-testid="session-row"][data-state="archived"]').waitFor();
+      expect(await page.getByRole("button", { name: "Send", exact: true }).isDisabled()).toBe(true);
+
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
