@@ -52,7 +52,8 @@ export interface Agent extends AsyncDisposable {
 }
 
 const DEFAULT_BUFFER_SIZE = 1024;
-const LEASE_TTL_MS = 30_000;
+/** Default of `AgentOptions.threadLeaseTtlMs`. */
+const DEFAULT_THREAD_LEASE_TTL_MS = 30_000;
 
 /**
  * Create an Agent. Construction-only options are fixed here; call options may be given per
@@ -108,7 +109,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     goals: driverGoals({ driver, driverId: info.id, workspace, resources, redactor, ready }),
     ...(typeof driver.rewind === "function" ? { rewind: (request: RewindRequest, signal: AbortSignal) => (ready(), driver.rewind!(request, signal)) } : {}),
     instanceId: `agent_${process.pid}_${randomUUID()}`,
-    leaseTtlMs: LEASE_TTL_MS,
+    leaseTtlMs: options.threadLeaseTtlMs ?? DEFAULT_THREAD_LEASE_TTL_MS,
   };
 
   const agent: Agent = {

@@ -127,6 +127,12 @@ export interface AgentOptions {
    */
   threadWriterIdleMs?: number;
   /**
+   * How long a run's thread lease (one writer per thread across every host sharing the store)
+   * lasts unless renewed; the run renews it at a third of this. A host killed mid-run keeps its
+   * threads from other hosts until the lease runs out. Default 30000 ms; at least 1000.
+   */
+  threadLeaseTtlMs?: number;
+  /**
    * Observers of the agent's runs, inspections and preparations (telemetry, e.g.
    * `openTelemetry()` from `agent-adaptor/bridges/otel`). Called synchronously; what one throws
    * is ignored. See {@link AgentObserver}.
@@ -151,6 +157,7 @@ export const AGENT_OPTION_KEYS = {
   onInputDiagnostic: true,
   startupTimeoutMs: true,
   threadWriterIdleMs: true,
+  threadLeaseTtlMs: true,
   observers: true,
   defaults: true,
 } as const satisfies Record<keyof AgentOptions, true>;

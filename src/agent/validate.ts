@@ -127,6 +127,7 @@ const agentOptionsShape = {
   onInputDiagnostic: functionOf<InputDiagnosticHandler>().optional(),
   startupTimeoutMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
   threadWriterIdleMs: z.number().int("expected an integer").nonnegative("expected 0 or more milliseconds").optional(),
+  threadLeaseTtlMs: z.number().int("expected an integer").min(1000, "expected at least 1000 milliseconds").optional(),
   observers: z
     .array(
       z.custom<AgentObserver>(

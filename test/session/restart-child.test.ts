@@ -6,7 +6,8 @@
  * `host_restart` and never replayed, the guardrails and the queue are restored (the prompt whose
  * input lived in the dead process dropped with `inputs_lost`), and the next input continues the
  * provider conversation natively (once the dead run's thread lease has run out): the restored
- * queue runs first, then the new input.
+ * queue runs first, then the new input. The dead host held its ownership and its thread lease with
+ * short TTLs (5 s and 3 s, see fixtures/restart-host.ts), so the takeover waits seconds, not 30 s.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,20 +67,20 @@ describe.each(lanes)("a host killed with SIGKILL mid-run ($name)", (lane) => {
     const before = JSON.parse(ready.slice("READY ".length)) as SessionStatus;
     expect(before.inFlight).toBeDefined();
     expect(before.queued).toHaveLength(2);
-    child.proc.kill("SIGKILL");
-    await child.exited;
-
+    // Opened before the kill, so that the refusal below comes well within the dead host's ownership.
     const { threadStore, store } = await lane.open(config);
     const driver = fakeDriver();
     const agent = createAgent(driver, { threadStore });
     try {
+      child.proc.kill("SIGKILL");
+      await child.exited;
       // The dead host's ownership has not run out yet.
       await expect(openSession(agent, config.id, { store })).rejects.toMatchObject({ code: "session_owned" });
       const session = await retryOpen(() => openSession(agent, config.id, { store }));
       const log = await logOf(session);
       expect(noticesOf(log, "session.run_interrupted")).toEqual([{ type: "session.run_interrupted", runId: before.inFlight!.runId, code: "host_restart" }]);
       expect(noticesOf(log, "session.prompt_dropped")).toEqual([{ type: "session.prompt_dropped", promptId: before.queued[1], reason: "inputs_lost" }]);
-      // The restored queue runs at once (it waits for the dead run's thread lease to run out, 30 s).
+      // The restored queue runs at once (it waits for the dead run's thread lease to run out).
       expect(session.status()).toMatchObject({ state: "running", queued: [], inFlight: { promptIds: [before.queued[0]] }, guardrails: { spentUsd: 0.5, spentTokens: 15, budget: { sessionUsd: 10 } } });
       expect(noticesOf(log, "session.run_admitted").at(-1)?.promptIds).toEqual([before.queued[0]]);
       await session.submit("next input");
