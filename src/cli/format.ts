@@ -2,6 +2,8 @@
 import type { AgentEvent } from "../events/types.js";
 import { PANEL_NAMES, type Inspection, type Observation } from "../inspect/types.js";
 import type { SessionNotice } from "../session/types.js";
+import { renderTable } from "./table.js";
+import { colorsFor, type Colors } from "./terminal.js";
 
 const clip = (text: string, max = 160) => {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -70,17 +72,16 @@ function summarize(panel: string, observation: Observation<unknown>): string {
 }
 
 /** A table: panel, status, what was observed or why not, and the evidence behind it. */
-export function formatInspection(inspection: Inspection): string {
-  const rows: string[][] = [["panel", "status", "detail", "evidence"]];
+export function formatInspection(inspection: Inspection, colors: Colors = colorsFor({})): string {
+  const rows: string[][] = [];
   for (const panel of PANEL_NAMES) {
     const o = inspection[panel];
     const detail = o.status === "observed" ? summarize(panel, o) : `${o.reason?.code}: ${clip(o.reason?.message ?? "", 70)}`;
     const evidence = o.evidence.map((e) => `${e.transport} ${e.method}${e.providerVersion ? `@${e.providerVersion}` : ""} (${e.durationMs} ms)`).join("; ");
     rows.push([panel, o.status, detail, evidence || "-"]);
   }
-  const widths = rows[0]!.map((_, col) => Math.min(60, Math.max(...rows.map((row) => row[col]!.length))));
   const header = `driver: ${inspection.driver.id} (${inspection.driver.name}, ${inspection.driver.transport})`;
-  return [header, ...rows.map((row) => row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]!))).join("  "))].join("\n");
+  return `${header}\n${renderTable(["panel", "status", "detail", "evidence"], rows, colors)}`;
 }
 
 /** One line per session notice (`attach`). */

@@ -14,6 +14,7 @@ import { decideApproval, promptAbandoned, type ApprovalPolicy } from "./approval
 import { EXIT, EXIT_CODES_HELP, USAGE_INVALID, exitCodeFor, printError } from "./exit.js";
 import { formatInspection } from "./format.js";
 import { EventPrinter } from "./printer.js";
+import { renderTable } from "./table.js";
 import { plainOutput, spinnerOutput } from "./progress.js";
 import { cliDriverDescription, cliDriverNames, createCliDriver, type CliDriverSettings } from "./registry.js";
 import * as remote from "./remote.js";
@@ -46,7 +47,7 @@ async function inspectCommand(flags: { driver?: string; json?: boolean; model?: 
   const agent = createAgent(driverFor(flags.driver, settingsFrom(flags)));
   try {
     const inspection = await agent.inspect({ signal: interrupt.signal });
-    process.stdout.write(flags.json ? `${JSON.stringify(inspection, null, 2)}\n` : `${formatInspection(inspection)}\n`);
+    process.stdout.write(flags.json ? `${JSON.stringify(inspection, null, 2)}\n` : `${formatInspection(inspection, colorsFor(process.stdout))}\n`);
     return missingExecutable(inspection);
   } finally {
     interrupt.dispose();
@@ -145,7 +146,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .showHelpAfterError()
     .addHelpText("after", `${EXIT_CODES_HELP}\n\nDocumentation: docs/cli.md`);
   const run = (action: () => Promise<number>) => async () => setExit(await action());
-  // Subcommands report failures through commander's output too, with the same exit code rules.
+  // A subcommand's help also lists --debug and --version.
   program.configureHelp({ showGlobalOptions: true });
 
   program
@@ -156,7 +157,7 @@ function buildProgram(setExit: (code: number) => void): Command {
       run(async () => {
         const names = cliDriverNames();
         if (flags.json) process.stdout.write(`${JSON.stringify(names.map((name) => ({ name, description: cliDriverDescription(name) })), null, 2)}\n`);
-        else for (const name of names) process.stdout.write(`${name.padEnd(12)} ${cliDriverDescription(name)}\n`);
+        else process.stdout.write(`${renderTable(["driver", "description"], names.map((name) => [name, cliDriverDescription(name) ?? ""]), colorsFor(process.stdout))}\n`);
         return EXIT.ok;
       })(),
     );
@@ -216,9 +217,10 @@ function buildProgram(setExit: (code: number) => void): Command {
         interrupt.dispose();
       }
     })();
-  const attachCommand = (name: string) =>
+  // `attach` is both `sessions attach` and a top-level command; made with .command() so both inherit the program's error handling.
+  const attachCommand = (command: Command) =>
     remote
-      .remoteOptions(new Command(name).description("render a session live (replay, then follow); answer its approvals; Ctrl-C detaches").argument("<id>", "session id"))
+      .remoteOptions(command.description("render a session live (replay, then follow); answer its approvals; Ctrl-C detaches").argument("<id>", "session id"))
       .option("--after <seq>", "start after this event (default: replay the whole log)", count)
       .action(attachAction);
 
@@ -240,8 +242,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.interruptSession(id, flags))());
   remote.remoteOptions(sessions.command("archive").description("archive a session (it takes no more messages)").argument("<id>", "session id"))
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.archiveSession(id, flags))());
-  sessions.addCommand(attachCommand("attach"));
-  program.addCommand(attachCommand("attach"));
+  attachCommand(sessions.command("attach"));
+  attachCommand(program.command("attach"));
 
   const threads = program.command("threads").description("the stored threads of a running server");
   remote.remoteOptions(threads.command("list").description("list threads, newest first"))
