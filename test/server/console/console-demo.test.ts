@@ -114,4 +114,39 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       await context.close();
     }
   });
+
+  it("reaches a running turn: Ctrl+Enter sends, Steer and Follow up are delivered, Interrupt cancels the run and its pending approval", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(consoleUrl);
+      await page.getByTestId("create-session").click();
+      await page.getByTestId("session-row").first().waitFor();
+      await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
+      const input = page.getByLabel("Message", { exact: true });
+      await input.fill("Show me a tool call");
+      await input.press("Control+Enter");
+      // The run waits on its approval: a turn in flight to steer.
+      const card = page.getByTestId("approval-card");
+      await card.waitFor();
+      expect(await input.inputValue()).toBe("");
+
+      await input.fill("use a different file name");
+      await page.getByRole("button", { name: "Steer", exact: true }).click();
+      await page.locator('[data-testid="timeline-item"][data-kind="session"] [data-notice="session.steer"]').waitFor();
+      await input.fill("then summarise");
+      await page.getByRole("button", { name: "Follow up", exact: true }).click();
+      await page.locator('[data-testid="timeline-item"][data-kind="session"] [data-notice="session.follow_up"]').waitFor();
+
+      await page.getByRole("button", { name: "Interrupt", exact: true }).click();
+      await page.locator('[data-testid="timeline-item"][data-kind="run"][data-status="cancelled"]').waitFor();
+      await card.waitFor({ state: "detached" });
+      // What was typed never enters the timeline: notices name prompts by id only.
+      const timeline = (await page.getByTestId("timeline").textContent()) ?? "";
+      expect(timeline).not.toContain("use a different file name");
+      expect(timeline).not.toContain("then summarise");
+    } finally {
+      await context.close();
+    }
+  });
 });
