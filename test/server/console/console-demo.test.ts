@@ -149,4 +149,23 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       await context.close();
     }
   });
+
+  it("shows nothing but a hint without a token, and says so when the server refuses the tab's token", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      const base = consoleUrl.slice(0, consoleUrl.indexOf("#"));
+      await page.goto(base);
+      await page.getByTestId("token-missing").waitFor();
+      expect(await page.getByTestId("session-row").count()).toBe(0);
+
+      // Only the fragment changes (no navigation): the console starts over with the new token.
+      await page.goto(`${base}#token=not-the-token`);
+      await page.getByTestId("token-missing").getByRole("alert").waitFor();
+      expect(await page.getByTestId("token-missing").textContent()).toContain("refused");
+      expect(new URL(page.url()).hash).toBe("");
+    } finally {
+      await context.close();
+    }
+  });
 });
