@@ -9,6 +9,8 @@ import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "./body-limit.js";
 import { corsPolicy } from "./cors.js";
 import { errorBody, errorResponse } from "./http-error.js";
+import type { BridgeMounts } from "./bridge-mounts.js";
+import { bridgeRoutes } from "./routes/bridges.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import type { RouteContext } from "./routes/context.js";
 import { apiRoute, json } from "./routes/define.js";
@@ -22,6 +24,8 @@ export interface AppOptions {
   log: (line: string) => void;
   /** The console's static files, mounted at `/` (absent: nothing is served outside `/api`). */
   console?: Hono;
+  /** The optional protocol endpoints. */
+  bridges?: { mounts: BridgeMounts; agUi: boolean; a2a: boolean };
 }
 
 const openapiRoute = apiRoute({
@@ -62,6 +66,7 @@ export function createApp(ctx: RouteContext, options: AppOptions): OpenAPIHono {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   catalogRoutes(app, ctx);
   sessionRoutes(app, ctx);
+  if (options.bridges) bridgeRoutes(app, ctx, options.bridges.mounts, options.bridges);
   app.openapi(openapiRoute, (c) => c.json(openApiDocument(app, ctx.version), 200));
 
   if (options.console) app.route("/", options.console);

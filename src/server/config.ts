@@ -27,6 +27,10 @@ const serverSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).optional(),
   maxBodyBytes: z.number().int().positive().optional(),
   cors: z.strictObject({ origins: z.array(z.string().url()) }).optional(),
+  /** Mount each agent's AG-UI endpoint at `POST /api/agents/:name/ag-ui` (needs `@ag-ui/core`). */
+  agUi: z.boolean().optional(),
+  /** Mount each agent's A2A server at `/api/a2a/:name` (needs `@a2a-js/sdk`). */
+  a2a: z.boolean().optional(),
 });
 
 const storeSchema = z

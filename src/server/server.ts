@@ -12,6 +12,7 @@ import { createAdaptorServer, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
 import { ConfigError } from "../errors/index.js";
 import { startAgents, type ServedAgents } from "./agents.js";
+import { BridgeMounts } from "./bridge-mounts.js";
 import { createApp } from "./app.js";
 import { parseServerConfig, type ServerConfig } from "./config.js";
 import { consoleAssets } from "./console-assets.js";
@@ -98,6 +99,7 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
     throw error;
   }
   const hub = new SessionHub(stores.sessions, agents.byName);
+  const mounts = new BridgeMounts();
   const closing = new AbortController();
   let consoleApp: Hono | undefined;
   try {
@@ -109,10 +111,18 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
   }
   const app = createApp(
     { hub, agents: agents.byName, threads: stores.threads, version: packageVersion(), startedAt: Date.now(), closing: closing.signal },
-    { token, maxBodyBytes, corsOrigins: options.cors?.origins ?? config.server?.cors?.origins ?? [], log, console: consoleApp },
+    {
+      token,
+      maxBodyBytes,
+      corsOrigins: options.cors?.origins ?? config.server?.cors?.origins ?? [],
+      log,
+      console: consoleApp,
+      bridges: { mounts, agUi: config.server?.agUi === true, a2a: config.server?.a2a === true },
+    },
   );
   return new RunningServer(app, token, host, port, log, async () => {
     closing.abort();
+    await mounts.close();
     await hub.close();
     await agents.close();
     await stores.close();

@@ -132,7 +132,7 @@ export async function readFrames(response: Response, stop: (frames: Frame[]) => 
           else if (line.startsWith("event: ")) frame.event = line.slice(7);
           else if (line.startsWith("data: ")) frame.data = (frame.data === undefined ? "" : `${frame.data}\n`) + line.slice(6);
         }
-        if (frame.id !== undefined || frame.event !== undefined) frames.push(frame);
+        if (frame.id !== undefined || frame.event !== undefined || frame.data !== undefined) frames.push(frame);
         if (stop(frames)) break;
       }
     }

@@ -1,0 +1,73 @@
+/**
+ * The optional protocol routes: `POST /api/agents/:name/ag-ui` (an AG-UI `RunAgentInput` in, the
+ * run's AG-UI events out as SSE) and the A2A server of an agent at `/api/a2a/:name` (JSON-RPC) with
+ * its card at `/api/a2a/:name/.well-known/agent-card.json`. Same bearer token as every /api route.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import type { BridgeMounts } from "../bridge-mounts.js";
+import { notFound } from "../http-error.js";
+import { nameParams } from "../schemas.js";
+import type { RouteContext } from "./context.js";
+import { apiRoute } from "./define.js";
+
+const object = z.record(z.string(), z.unknown());
+const jsonBody = (description: string) => ({ body: { content: { "application/json": { schema: object } }, required: true, description } });
+const sse = (description: string) => ({ content: { "text/event-stream": { schema: z.string() } }, description });
+
+const agUi = apiRoute({
+  method: "post",
+  path: "/api/agents/{name}/ag-ui",
+  tags: ["bridges"],
+  request: { params: nameParams, ...jsonBody("An AG-UI RunAgentInput (validated by @ag-ui/core's schema)") },
+  responses: { 200: sse("The run's AG-UI events") },
+});
+const a2aRpc = apiRoute({
+  method: "post",
+  path: "/api/a2a/{name}",
+  tags: ["bridges"],
+  request: { params: nameParams, ...jsonBody("An A2A JSON-RPC request") },
+  responses: { 200: { content: { "application/json": { schema: object }, "text/event-stream": { schema: z.string() } }, description: "The JSON-RPC answer, or its stream" } },
+});
+const a2aCard = apiRoute({
+  method: "get",
+  path: "/api/a2a/{name}/.well-known/agent-card.json",
+  tags: ["bridges"],
+  request: { params: nameParams },
+  responses: { 200: { content: { "application/json": { schema: object } }, description: "The agent's A2A card" } },
+});
+
+/** The request again, with the body the route's validator already read. */
+function replay(request: Request, body: unknown): Request {
+  return new Request(request.url, { method: request.method, headers: request.headers, body: JSON.stringify(body), signal: request.signal });
+}
+
+type Text = (text: string) => Response;
+
+export function bridgeRoutes(app: OpenAPIHono, ctx: RouteContext, mounts: BridgeMounts, enabled: { agUi: boolean; a2a: boolean }): void {
+  const agent = (name: string) => {
+    const served = ctx.agents.get(name);
+    if (!served) throw notFound("agent");
+    return served;
+  };
+  const a2aUrl = (request: Request, name: string) => `${new URL(request.url).origin}/api/a2a/${encodeURIComponent(name)}`;
+  // The bridges answer with their own responses (SSE or JSON-RPC); the routes type them as text.
+  if (enabled.agUi) {
+    app.openapi(agUi, async (c) => {
+      const handle = await mounts.agUi(agent(c.req.valid("param").name));
+      return (await handle(replay(c.req.raw, c.req.valid("json")))) as unknown as ReturnType<Text>;
+    });
+  }
+  if (enabled.a2a) {
+    app.openapi(a2aRpc, async (c) => {
+      const { name } = c.req.valid("param");
+      const server = await mounts.a2a(agent(name), a2aUrl(c.req.raw, name));
+      return (await server.fetch(replay(c.req.raw, c.req.valid("json")))) as unknown as ReturnType<typeof c.json>;
+    });
+    app.openapi(a2aCard, async (c) => {
+      const { name } = c.req.valid("param");
+      const server = await mounts.a2a(agent(name), a2aUrl(c.req.raw, name));
+      return c.json(server.card as Record<string, unknown>, 200);
+    });
+  }
+}
