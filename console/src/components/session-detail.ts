@@ -39,12 +39,15 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
   useEffect(() => {
     const abort = new AbortController();
     let ended = false;
+    // Set on unmount: the old stream's late callbacks (its final "closed") must not touch the next session's view.
+    let disposed = false;
     void followEvents({
       url: api.eventsUrl(id),
       token,
       after: 0,
       signal: abort.signal,
       onEntries: (entries) => {
+        if (disposed) return;
         setTimeline((prev) => applyEntries(prev, entries));
         // Archiving is final: nothing follows it, so the stream is not kept open (or retried).
         if (entries.some((e) => e.event.type === "session.state" && e.event.state === "archived")) {
@@ -54,14 +57,21 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
         // Notices about state, gate or spend change the session row: refresh it now, not at the next poll.
         if (entries.some((e) => e.event.type === "session.state" || e.event.type === "session.gate" || e.event.type === "session.budget" || e.event.type === "session.prompt_queued")) onChanged();
       },
-      onStatus: (status, detail) => onStreamStatus(ended && status === "closed" ? "ended" : status, detail),
-      onFatal: (error) => onFatal(`${error.code}: ${error.message}`),
+      onStatus: (status, detail) => {
+        if (!disposed) onStreamStatus(ended && status === "closed" ? "ended" : status, detail);
+      },
+      onFatal: (error) => {
+        if (!disposed) onFatal(`${error.code}: ${error.message}`);
+      },
     });
     api.pending(id).then(
-      (pending) => setTimeline((prev) => mergePending(prev, pending)),
+      (pending) => {
+        if (!disposed) setTimeline((prev) => mergePending(prev, pending));
+      },
       () => undefined,
     );
     return () => {
+      disposed = true;
       abort.abort();
       onStreamStatus("idle");
     };

@@ -145,6 +145,18 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       const timeline = (await page.getByTestId("timeline").textContent()) ?? "";
       expect(timeline).not.toContain("use a different file name");
       expect(timeline).not.toContain("then summarise");
+
+      // Switching sessions follows the selected one's stream: its timeline comes back and the indicator is live.
+      const first = await page.getByTestId("session-detail").getAttribute("data-session-id");
+      await page.getByTestId("create-session").click();
+      await page.locator(`[data-testid="session-detail"]:not([data-session-id="${first}"])`).waitFor();
+      await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
+      await page.locator(`[data-testid="session-row"][data-session-id="${first}"]`).getByTestId("session-select").click();
+      await page.locator(`[data-testid="session-detail"][data-session-id="${first}"]`).waitFor();
+      await page.locator('[data-testid="timeline-item"][data-kind="run"][data-status="cancelled"]').waitFor();
+      await page.getByRole("button", { name: "Inspect", exact: true }).click();
+      await page.getByTestId("inspection-panel").first().waitFor();
+      expect(await page.getByTestId("stream-status").getAttribute("data-state")).toBe("live");
     } finally {
       await context.close();
     }
