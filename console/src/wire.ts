@@ -74,6 +74,8 @@ export interface StreamEntry {
 /** `SessionStatus` plus what the server adds (GET /api/sessions). */
 export interface SessionView extends SessionStatus {
   agent: string;
+  /** Whether this server drives the session now (sessions are opened on demand). */
+  live?: boolean;
   createdAt: string;
   updatedAt: string;
   metadata: Record<string, string>;

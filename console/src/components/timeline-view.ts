@@ -31,7 +31,8 @@ class Item extends Component<{ item: TimelineItem }> {
   override render(): VNode {
     const item = this.props.item;
     const status = "phase" in item ? item.phase : "status" in item ? item.status : undefined;
-    return html`<li class=${`item item-${item.kind}`} data-testid="timeline-item" data-kind=${item.kind} data-seq=${item.seq} data-status=${status}>${body(item)}</li>`;
+    const callId = item.kind === "tool" ? item.callId : undefined;
+    return html`<li class=${`item item-${item.kind}`} data-testid="timeline-item" data-kind=${item.kind} data-seq=${item.seq} data-status=${status} data-call-id=${callId}>${body(item)}</li>`;
   }
 }
 
