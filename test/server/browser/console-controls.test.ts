@@ -4,6 +4,7 @@
  * hold queues a prompt until resume runs it; the inspection panel shows each panel's status with
  * its reason or evidence; archive ends the session and disables its controls.
  */
+import { tmpdir } from "node:os";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeBrowser, launchChromium } from "./chromium.js";
@@ -33,7 +34,8 @@ describeBrowser("console in Chromium: token, controls, inspection (fake driver)"
     fixture = await startConsoleServer({
       worker: {
         driver: "fake",
-        workspace: process.cwd(),
+        // The fake driver touches no files; any existing folder does.
+        workspace: tmpdir(),
         options: {
           scripts: [
             {

@@ -4,6 +4,7 @@
  * cannot ask for a secret or several choices, the fake driver's scripted question can); and a
  * network drop in the middle of a run, after which the timeline holds every event exactly once.
  */
+import { tmpdir } from "node:os";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeBrowser, launchChromium } from "./chromium.js";
@@ -79,7 +80,8 @@ describeBrowser("console in Chromium: question forms and reconnect (fake driver)
   beforeAll(async () => {
     ensureConsoleBuilt();
     browser = await launchChromium(executable);
-    fixture = await startConsoleServer(agents(process.cwd()));
+    // The fake driver touches no files; any existing folder does.
+    fixture = await startConsoleServer(agents(tmpdir()));
   });
   afterAll(async () => {
     await browser?.close();
