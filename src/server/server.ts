@@ -3,11 +3,12 @@
  * stores, agents (and the demo's model server), the sessions it drives and every event stream;
  * `close()` ends them all and leaves no child process behind.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createAdaptorServer, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
 import { ConfigError } from "../errors/index.js";
@@ -63,6 +64,19 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * The built console: beside the compiled server (dist/server → dist/console), or, when the server
+ * runs from its sources (src/server), the package's dist/console. Undefined: not built (the
+ * console's handler then answers `/` with 503 and how to build it).
+ */
+function builtConsole(): string | undefined {
+  for (const relative of ["../console/", "../../dist/console/"]) {
+    const root = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(join(root, "index.html"))) return root;
+  }
+  return undefined;
+}
+
 const DEMO_CONFIG: ServerConfig = { agents: { demo: { driver: "demo" } } };
 
 /**
@@ -103,7 +117,8 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
   const closing = new AbortController();
   let consoleApp: Hono | undefined;
   try {
-    consoleApp = consoleAssets(options.consoleRoot !== undefined ? { root: options.consoleRoot } : {});
+    const root = options.consoleRoot ?? builtConsole();
+    consoleApp = consoleAssets(root !== undefined ? { root } : {});
   } catch (error) {
     await agents.close();
     await stores.close();
