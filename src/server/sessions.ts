@@ -15,6 +15,9 @@ import type { ServedAgent } from "./agents.js";
 export const AGENT_METADATA_KEY = "agent-adaptor.agent";
 const RESERVED_PREFIX = "agent-adaptor.";
 
+/** How many stored sessions (newest first) a thread deletion checks for one driving the thread. */
+const THREAD_GUARD_SCAN = 1000;
+
 const RUN_OPTIONS: SessionRunOptions = { onApproval: "stream", onUserInput: "stream" };
 
 export interface LiveSession {
@@ -174,6 +177,19 @@ export class SessionHub {
       threadId: record.threadId,
       lastSeq: await this.store.lastSeq(record.id),
     };
+  }
+
+  /**
+   * Whether a session that is not archived drives thread `threadId` (deleting it would pull the
+   * conversation from under the session, whether or not a run holds the thread's lease now).
+   */
+  async drivesThread(threadId: string): Promise<boolean> {
+    for (const live of this.#live.values()) {
+      const status = live.session.status();
+      if (status.threadId === threadId && status.state !== "archived") return true;
+    }
+    const records = await this.store.list({ limit: THREAD_GUARD_SCAN });
+    return records.some((record) => record.threadId === threadId && record.state !== "archived");
   }
 
   /** Stop driving every session (records stay; nothing is archived). */

@@ -1,5 +1,6 @@
 /** `/api/health`, `/api/agents` and `/api/threads/*`: what the server runs and what its thread store holds. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { ThreadBusyError } from "../../errors/index.js";
 import type { ThreadRecord } from "../../thread/store.js";
 import { notFound } from "../http-error.js";
 import {
@@ -99,7 +100,10 @@ export function catalogRoutes(app: OpenAPIHono, ctx: RouteContext): void {
     return c.json(page, 200);
   });
   app.openapi(remove, async (c) => {
-    const deleted = await ctx.threads.delete(c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    if (!(await ctx.threads.get(id))) throw notFound("thread");
+    if (await ctx.hub.drivesThread(id)) throw new ThreadBusyError("a session drives this thread; archive the session first");
+    const deleted = await ctx.threads.delete(id);
     if (!deleted) throw notFound("thread");
     return c.body(null, 204);
   });

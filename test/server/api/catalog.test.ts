@@ -28,7 +28,7 @@ describe("agents", () => {
 });
 
 describe("threads", () => {
-  it("lists, shows, pages the history of and deletes threads; 404 unknown; 409 while a run holds the thread", async () => {
+  it("lists, shows, pages the history of and deletes threads; 404 unknown; 409 while a session drives the thread", async () => {
     const { id } = (await (await s.api("/api/sessions", { json: { agent: "fake", id: "with-thread" } })).json()) as { id: string };
     await s.api(`/api/sessions/${id}/submit`, { json: { text: "hello" } });
     await idle(id);
@@ -52,6 +52,11 @@ describe("threads", () => {
     expect(older.turns[0]!.turn).toBeLessThan(history.turns[0]!.turn);
     for (const path of ["/api/threads/nope", "/api/threads/nope/history"]) expect((await s.api(path)).status).toBe(404);
     expect((await s.api("/api/threads/nope", { method: "DELETE" })).status).toBe(404);
+
+    // An idle session still drives its thread.
+    const idleBusy = await s.api(`/api/threads/${id}`, { method: "DELETE" });
+    expect(idleBusy.status).toBe(409);
+    expect(await idleBusy.json()).toMatchObject({ error: { code: "thread_busy" } });
 
     await s.api(`/api/sessions/${id}/submit`, { json: { text: "wait here" } });
     await until(async () => (((await (await s.api(`/api/threads/${id}`)).json()) as { leased: boolean }).leased ? true : undefined));
