@@ -122,6 +122,7 @@ describeBrowser(
         const card = page.getByTestId("approval-card");
         await card.waitFor();
         await expect.poll(() => card.getByTestId("approval-summary").textContent()).toContain("hello.txt");
+        await saveConsoleScreenshot(page, "codex-approval-card");
         await card.getByRole("button", { name: "Allow", exact: true }).click();
 
         expect(await runEnded(page)).toBe("completed");

@@ -106,6 +106,7 @@ describeBrowser("console in Chromium: question forms and reconnect (fake driver)
       const secret = form.locator('[data-question-id="token"]').getByTestId("question-secret");
       expect(await secret.getAttribute("type")).toBe("password");
       await secret.fill(SECRET);
+      await saveConsoleScreenshot(page, "fake-question-form");
       await form.getByTestId("question-submit").click();
 
       await runCompleted(page);
