@@ -42,6 +42,7 @@ const SNIPPETS: Snippet[] = [
   { name: "readme-sessions", page: "README.md", containing: "createSession(agent" },
   { name: "sessions", page: "docs/sessions.md", containing: "tenant-42/chat-7" },
   { name: "driver-openai", page: "docs/drivers/openai.md", containing: "agent-adaptor/drivers/openai" },
+  { name: "driver-openai-import", page: "docs/drivers/openai.md", containing: "importTranscript(agent" },
   {
     name: "api-threads",
     page: "docs/api.md",
