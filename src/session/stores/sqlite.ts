@@ -34,7 +34,7 @@ import {
   type RecordBody,
 } from "./common.js";
 import { chunkOf, EVENT_CHUNKS_TABLE, eventChunks } from "./sqlite-events.js";
-import { startSqliteEventWriter, WriteRefused } from "./sqlite-writer.js";
+import { startSqliteEventWriter, WriteRefused, type RecordRow } from "./sqlite-writer.js";
 import { sqliteFailureOf } from "../../thread/stores/sqlite-failure.js";
 
 /** What SQLite threw, as the typed failure naming the session database (the thread store's mapping). */
@@ -61,9 +61,10 @@ export interface SqliteSessionStoreOptions {
   /** Durability of event batches (default `"normal"`); see the module comment. */
   eventSynchronous?: "full" | "normal";
   /**
-   * Where event batches of a database file are written: `"worker"` (default), on a worker thread
-   * with its own connection, so SQLite's inserts, commits and WAL checkpoints never stop the event
-   * loop; `"inline"`, on this thread. A `database` handle or an in-memory database is always inline.
+   * Where event batches and record updates of a database file are written: `"worker"` (default),
+   * on a worker thread with its own connection, so SQLite's inserts, commits (with their fsyncs)
+   * and WAL checkpoints never stop the event loop; `"inline"`, on this thread. A `database`
+   * handle or an in-memory database is always inline.
    */
   eventWriter?: "worker" | "inline";
   /** The store's clock in epoch milliseconds (default `Date.now`); ownership expires on it. */
@@ -97,18 +98,13 @@ const MIGRATIONS: readonly string[] = [
    ${EVENT_CHUNKS_TABLE}`,
 ];
 
+/** Times an update through the writer thread is re-applied to a record that changed meanwhile. */
+const STALE_RETRIES = 16;
+
 /** The session schema version this code writes. */
 export const SQLITE_SESSION_SCHEMA_VERSION = MIGRATIONS.length;
 
-interface Row {
-  id: string;
-  state: string;
-  body: string;
-  owner: string | null;
-  owner_expires_at: number | null;
-  created_at: string;
-  updated_at: string;
-}
+type Row = RecordRow;
 
 let loaded: typeof BetterSqlite3 | undefined;
 function loadDriver(): typeof BetterSqlite3 {
@@ -274,7 +270,7 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
   // Event batches of a file database go through a worker thread (see sqlite-writer.ts).
   const writer =
     own && path !== ":memory:" && path !== "" && options.eventWriter !== "inline"
-      ? startSqliteEventWriter(path, busyTimeoutMs, eventSync)
+      ? startSqliteEventWriter(path, busyTimeoutMs, eventSync, recordSync)
       : undefined;
   /** The typed error for what the event writer refused. */
   const writeFailure = (err: unknown, first: number): Error => {
@@ -283,7 +279,41 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
     if (refusal.kind === "not_found") return new SessionNotFoundError();
     if (refusal.kind === "lease_lost") return new LeaseLostError("the session's ownership was lost");
     if (refusal.kind === "seq_conflict") return seqConflict(refusal.lastSeq + 1, first);
+    if (refusal.kind === "stale") return new StoreError("store_busy", "the session record kept changing while it was updated", { retryable: true });
     return sqliteFailure(Object.assign(new Error(refusal.message), { code: refusal.code }), path, busyTimeoutMs);
+  };
+  /**
+   * `update` through the writer thread, so its fully synced commit never stops the event loop: the
+   * patch is applied here to the body read here, and the worker stores it only if the body is still
+   * that one, else it is read and applied again. Updates of one record from this store go one
+   * after another, so each reads what the previous one wrote.
+   */
+  const updateChains = new Map<string, Promise<unknown>>();
+  const updateOnWriter = (id: string, owner: string, patch: SessionPatch): Promise<SessionRecord> => {
+    const mine = (updateChains.get(id) ?? Promise.resolve()).then(() => updateOnce(id, owner, patch));
+    const tail = mine.catch(() => undefined);
+    updateChains.set(id, tail);
+    void tail.then(() => {
+      if (updateChains.get(id) === tail) updateChains.delete(id);
+    });
+    return mine;
+  };
+  const updateOnce = async (id: string, owner: string, patch: SessionPatch): Promise<SessionRecord> => {
+    for (let attempt = 0; ; attempt++) {
+      const current = read(() => sql.get.get(id) as Row | undefined);
+      if (current === undefined) throw new SessionNotFoundError();
+      const body = applyPatch(JSON.parse(current.body) as RecordBody, patch);
+      if (closed) throw storeClosed();
+      const at = now();
+      let row: Row;
+      try {
+        row = await writer!.update({ id, owner, now: at, at: iso(at), state: body.state, body: bodyText(body), previous: current.body });
+      } catch (err) {
+        if (err instanceof WriteRefused && err.refusal.kind === "stale" && attempt < STALE_RETRIES) continue;
+        throw writeFailure(err, 0);
+      }
+      return rowToRecord(row, at);
+    }
   };
   /** Why `owner` may not write session `id` (called inside the write transaction). */
   const refusal = (id: string): Error => (sql.ownerOf.get(id) === undefined ? new SessionNotFoundError() : new LeaseLostError("the session's ownership was lost"));
@@ -352,6 +382,7 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
     },
 
     async update(id: string, owner: string, patch: SessionPatch): Promise<SessionRecord> {
+      if (writer !== undefined) return updateOnWriter(id, owner, patch);
       return write(() => {
         const current = sql.get.get(id) as Row | undefined;
         if (current === undefined) throw new SessionNotFoundError();
