@@ -6,7 +6,7 @@
 import type { ApprovalOption } from "./wire.js";
 
 /** What a button POSTs to /approvals/:requestId. */
-export type ApprovalAnswer = { decision: "allow" } | { decision: "deny" } | { optionId: string };
+export type ApprovalAnswer = { decision: "allow" } | { decision: "deny"; message?: string; optionId?: string } | { optionId: string };
 
 export interface ApprovalButton {
   label: string;
@@ -31,4 +31,14 @@ export function approvalButtons(options: readonly ApprovalOption[]): ApprovalBut
     buttons.push({ label: option.label, id: option.id, tone: option.kind === "deny" ? "deny" : option.kind === "other" ? "other" : "allow", answer: { optionId: option.id } });
   }
   return buttons;
+}
+
+/**
+ * The answer a button sends, with the message typed for the model on a denying one (it reaches the
+ * model where the provider has a field for it); an offered option stays selected by its id.
+ */
+export function answerOf(button: ApprovalButton, denyMessage: string): ApprovalAnswer {
+  const message = denyMessage.trim();
+  if (button.tone !== "deny" || message === "") return button.answer;
+  return "optionId" in button.answer ? { decision: "deny", optionId: button.answer.optionId, message } : { decision: "deny", message };
 }

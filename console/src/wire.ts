@@ -75,7 +75,7 @@ export interface StreamEntry {
 export interface SessionView extends SessionStatus {
   agent: string;
   /** Whether this server drives the session now (sessions are opened on demand). */
-  live?: boolean;
+  live: boolean;
   createdAt: string;
   updatedAt: string;
   metadata: Record<string, string>;

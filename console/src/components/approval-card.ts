@@ -2,7 +2,7 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useState } from "preact/hooks";
-import { approvalButtons, type ApprovalAnswer } from "../approvals.js";
+import { answerOf, approvalButtons, type ApprovalAnswer } from "../approvals.js";
 import type { PendingApproval } from "../wire.js";
 import type { ToolItem } from "../timeline.js";
 
@@ -15,6 +15,7 @@ export interface ApprovalCardProps {
 
 export function ApprovalCard({ approval, tool, onAnswer }: ApprovalCardProps): VNode {
   const [busy, setBusy] = useState(false);
+  const [denyMessage, setDenyMessage] = useState("");
   const answer = async (value: ApprovalAnswer): Promise<void> => {
     setBusy(true);
     try {
@@ -33,8 +34,11 @@ export function ApprovalCard({ approval, tool, onAnswer }: ApprovalCardProps): V
     <div class="buttons">
       ${approvalButtons(approval.options).map(
         (button) =>
-          html`<button type="button" class=${`btn btn-${button.tone}`} data-testid="approval-option" data-option-id=${button.id} disabled=${busy} onClick=${() => answer(button.answer)}>${button.label}</button>`,
+          html`<button type="button" class=${`btn btn-${button.tone}`} data-testid="approval-option" data-option-id=${button.id} disabled=${busy} onClick=${() => answer(answerOf(button, denyMessage))}>${button.label}</button>`,
       )}
     </div>
+    <label class="deny-message">Message to the agent if denied
+      <input type="text" data-testid="approval-deny-message" value=${denyMessage} onInput=${(e: Event) => setDenyMessage((e.currentTarget as HTMLInputElement).value)} placeholder="optional: why, or what to do instead" />
+    </label>
   </section>`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { approvalButtons } from "../../../console/src/approvals.js";
+import { answerOf, approvalButtons } from "../../../console/src/approvals.js";
 import { buildAnswers, controlOf, hasTextField } from "../../../console/src/questions.js";
 import type { Question } from "../../../console/src/wire.js";
 
@@ -30,6 +30,21 @@ describe("console approval buttons", () => {
     expect(buttons.map((b) => b.label)).toEqual(["Allow", "Deny", "Allow for the rest of this conversation"]);
     expect(buttons[0]!.answer).toEqual({ optionId: "allow" });
     expect(buttons[1]!.answer).toEqual({ optionId: "deny" });
+  });
+
+  it("sends the message typed for the model with a denying button only, keeping the option it selects", () => {
+    const [allow, deny, , , stop] = approvalButtons([
+      { id: "accept", label: "Allow once", kind: "allow_once" },
+      { id: "acceptForSession", label: "Allow for this session", kind: "allow_always" },
+      { id: "decline", label: "Deny", kind: "deny" },
+      { id: "cancel", label: "Deny and stop the turn", kind: "deny" },
+    ]);
+    expect(answerOf(deny!, "  use the staging bucket ")).toEqual({ decision: "deny", optionId: "decline", message: "use the staging bucket" });
+    expect(answerOf(stop!, "no")).toEqual({ decision: "deny", optionId: "cancel", message: "no" });
+    expect(answerOf(allow!, "ignored")).toEqual({ decision: "allow" });
+    expect(answerOf(deny!, "   ")).toEqual({ optionId: "decline" });
+    const [, plainDeny] = approvalButtons([]);
+    expect(answerOf(plainDeny!, "why")).toEqual({ decision: "deny", message: "why" });
   });
 
   it("still offers Allow and Deny when the request lists no options", () => {

@@ -180,4 +180,29 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       await context.close();
     }
   });
+
+  it("denies from the card with a message for the model: the command never runs", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(consoleUrl);
+      await page.getByTestId("create-session").click();
+      await page.getByTestId("session-row").first().waitFor();
+      await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
+      await page.getByLabel("Message", { exact: true }).fill("Show me a tool call");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      const card = page.getByTestId("approval-card");
+      await card.waitFor();
+      await card.getByLabel("Message to the agent if denied").fill("not in this workspace");
+      await card.getByRole("button", { name: "Deny", exact: true }).click();
+      await card.waitFor({ state: "detached" });
+      await page.locator('[data-testid="timeline-item"][data-kind="run"]:is([data-status="completed"], [data-status="failed"], [data-status="cancelled"])').waitFor();
+      expect(await page.getByTestId("approval-outcome").textContent()).toMatch(/^deny/);
+      const tool = page.locator('[data-testid="timeline-item"][data-kind="tool"]').first();
+      expect(await tool.getAttribute("data-status")).not.toBe("completed");
+      expect(await page.locator('[data-testid="error"]').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });
