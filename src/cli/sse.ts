@@ -20,16 +20,23 @@ export class SseParser {
   #event = "";
   #data: string[] = [];
 
+  /** The last chunk ended with \r: a \n starting the next one is the second half of that line end. */
+  #pendingLf = false;
+
   /** Feed a chunk; returns the frames it completed. */
   push(chunk: string): SseFrame[] {
+    if (this.#pendingLf && chunk !== "") {
+      this.#pendingLf = false;
+      if (chunk.startsWith("\n")) chunk = chunk.slice(1);
+    }
     this.#buffer += chunk;
     const frames: SseFrame[] = [];
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.#buffer);
-      // A lone trailing \r may be the first half of \r\n: wait for the next chunk.
-      if (!match || (match[0] === "\r" && match.index === this.#buffer.length - 1)) break;
+      if (!match) break;
       const line = this.#buffer.slice(0, match.index);
       this.#buffer = this.#buffer.slice(match.index + match[0].length);
+      if (match[0] === "\r" && this.#buffer === "") this.#pendingLf = true;
       const frame = this.#line(line);
       if (frame) frames.push(frame);
     }

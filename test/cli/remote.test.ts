@@ -160,7 +160,9 @@ describe("threads", () => {
   });
 
   it("delete: 204 prints what was deleted; a leased thread exits 1 with thread_busy", async () => {
-    expect(await client("threads", "delete", "t-1")).toMatchObject({ code: 0, stdout: "deleted t-1\n" });
+    const deleted = await client("threads", "delete", "t-1");
+    expect(deleted.stderr).toBe("");
+    expect(deleted).toMatchObject({ code: 0, stdout: "deleted t-1\n" });
     expect(stub.threads.has("t-1")).toBe(false);
     const busy = await client("threads", "delete", "t-busy");
     expect(busy.code).toBe(1);
