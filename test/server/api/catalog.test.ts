@@ -111,5 +111,9 @@ describe("OpenAPI document", () => {
       }
     }
     expect(doc.paths["/api/sessions/{id}/events"]!.get!.responses["200"]).toMatchObject({ content: { "text/event-stream": expect.any(Object) } });
+    // Every reference points at a component the document holds.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const name of new Set(refs)) expect([name, doc.components.schemas[name] !== undefined]).toEqual([name, true]);
   });
 });
