@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { createAttachServer, type AttachServer } from "../../../src/server/index.js";
 import { describeBrowser, launchChromium } from "../browser/chromium.js";
 
@@ -22,17 +22,26 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
   let consoleUrl: string;
   let browser: Browser;
 
+  let servers = 0;
+
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "console-demo-"));
     await promisify(execFile)(process.execPath, ["scripts/build-console.mjs", "--out", join(dir, "console")], { cwd: ROOT });
-    server = await createAttachServer({ stateDir: join(dir, "state"), port: 0, consoleRoot: join(dir, "console") });
-    ({ consoleUrl } = await server.listen());
     browser = await launchChromium(executable);
+  });
+
+  // A server per test: the demo's scripted model answers turns in order, so one test's interrupted turn must not shift the next one's.
+  beforeEach(async () => {
+    server = await createAttachServer({ stateDir: join(dir, `state-${++servers}`), port: 0, consoleRoot: join(dir, "console") });
+    ({ consoleUrl } = await server.listen());
+  });
+
+  afterEach(async () => {
+    await server?.close();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
