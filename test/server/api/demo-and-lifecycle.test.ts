@@ -1,7 +1,7 @@
 /**
  * The server with no configuration runs the offline demo agent (the scripted model server and
  * the openai() driver): a prompt makes it ask to run a shell command; allowed over HTTP the file
- * appears, denied it does not. And `close()` leaves no child process: a fake agent running its
+ * appears, denied it does not, interrupted the demo answers the next prompt and asks again after it. And `close()` leaves no child process: a fake agent running its
  * scripts in real child processes, closed with a run in flight and an event stream open.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -57,6 +57,22 @@ describe("the demo agent (no configuration)", () => {
       await s.api(`/api/sessions/${id}/approvals/${second.requestId}`, { json: { decision: "deny", message: "not this time" } });
       await idle(s, id);
       expect(existsSync(file)).toBe(false);
+
+      // Interrupted while the approval waits: the next prompt is answered, the one after asks again.
+      await s.api(`/api/sessions/${id}/submit`, { json: { text: "and interrupt" } });
+      await approvalOf(s, id);
+      await s.api(`/api/sessions/${id}/interrupt`, { method: "POST" });
+      await idle(s, id);
+      const { lastSeq } = (await (await s.api(`/api/sessions/${id}`)).json()) as { lastSeq: number };
+      await s.api(`/api/sessions/${id}/submit`, { json: { text: "after the interrupt" } });
+      await idle(s, id);
+      const cut = new AbortController();
+      const after = await readFrames(await s.api(`/api/sessions/${id}/events?after=${lastSeq}`, { signal: cut.signal }), (f) => f.some((x) => x.event === "run.completed" || x.event === "run.failed"), cut);
+      expect(after.filter((f) => f.event === "run.failed")).toEqual([]);
+      await s.api(`/api/sessions/${id}/submit`, { json: { text: "in step again" } });
+      expect((await approvalOf(s, id)).kind).toBe("command");
+      await s.api(`/api/sessions/${id}/interrupt`, { method: "POST" });
+      await idle(s, id);
     } finally {
       await s.close();
     }
