@@ -1,8 +1,9 @@
 /**
  * The server with no configuration runs the offline demo agent (the scripted model server and
  * the openai() driver): a prompt makes it ask to run a shell command; allowed over HTTP the file
- * appears, denied it does not, interrupted the demo answers the next prompt and asks again after it. And `close()` leaves no child process: a fake agent running its
- * scripts in real child processes, closed with a run in flight and an event stream open.
+ * appears, denied it does not, interrupted the next prompt is still answered. And `close()` leaves
+ * no child process: a fake agent running its scripts in real child processes, closed with a run in
+ * flight and an event stream open.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
