@@ -144,6 +144,15 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
   });
 }
 
+/** A bind failure as the configuration problem it is (the CLI exits 2 on a ConfigError). */
+function listenError(error: unknown, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EADDRINUSE") return new ConfigError(`port ${port} is in use; choose another (0: any free port)`, "config_invalid", { cause: error });
+  if (code === "EACCES") return new ConfigError(`not allowed to listen on port ${port}`, "config_invalid", { cause: error });
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return new ConfigError("the host is not an address of this machine", "config_invalid", { cause: error });
+  return error;
+}
+
 class RunningServer implements AttachServer {
   #http: ServerType | undefined;
   #closed: Promise<void> | undefined;
@@ -162,13 +171,19 @@ class RunningServer implements AttachServer {
     if (this.#http) throw new ConfigError("the server is listening already");
     const http = createAdaptorServer({ fetch: this.app.fetch, overrideGlobalObjects: false });
     this.#http = http;
-    const address = await new Promise<AddressInfo>((done, fail) => {
-      http.once("error", fail);
-      http.listen(this.port, this.host.replace(/^\[(.*)\]$/, "$1"), () => {
-        http.off("error", fail);
-        done(http.address() as AddressInfo);
+    let address: AddressInfo;
+    try {
+      address = await new Promise<AddressInfo>((done, fail) => {
+        http.once("error", fail);
+        http.listen(this.port, this.host.replace(/^\[(.*)\]$/, "$1"), () => {
+          http.off("error", fail);
+          done(http.address() as AddressInfo);
+        });
       });
-    });
+    } catch (error) {
+      this.#http = undefined;
+      throw listenError(error, this.port);
+    }
     const url = `http://${urlHost(address.address)}:${address.port}`;
     this.log(`listening on ${url}`);
     return { url, consoleUrl: `${url}/#token=${encodeURIComponent(this.token)}` };

@@ -162,6 +162,16 @@ describe("binding", () => {
     await expect(createAttachServer({ config: fakeConfig(s.workspace, { server: { host: "0.0.0.0" } }), stateDir: dir, port: 0 })).rejects.toMatchObject({ code: "config_invalid" });
   });
 
+  it("refuses a port in use with a ConfigError", async () => {
+    const port = Number(new URL(s.url).port);
+    const second = await createAttachServer({ config: fakeConfig(s.workspace), stateDir: join(temp(), "state"), port });
+    try {
+      await expect(second.listen()).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining("in use") });
+    } finally {
+      await second.close();
+    }
+  });
+
   it("binds 0.0.0.0 when a token is given", async () => {
     const server = await createAttachServer({ config: fakeConfig(s.workspace), stateDir: join(temp(), "state"), host: "0.0.0.0", token: "explicit-token-0123456789", port: 0 });
     try {
