@@ -132,7 +132,9 @@ export class SessionHub {
 
   async list(options: { state?: SessionState; limit?: number }): Promise<SessionView[]> {
     const records = await this.store.list({ ...(options.state ? { state: options.state } : {}), ...(options.limit ? { limit: options.limit } : {}) });
-    return Promise.all(records.map((record) => this.#view(record)));
+    const views = await Promise.all(records.map((record) => this.#view(record)));
+    // A live session's state may be ahead of its stored record: the filter holds for what is shown.
+    return options.state ? views.filter((view) => view.state === options.state) : views;
   }
 
   async #view(record: SessionRecord): Promise<SessionView> {

@@ -54,6 +54,11 @@ describe("sessions", () => {
     expect(list.sessions.map((v) => v.id).slice(0, 2)).toEqual([second.id, "ses-one"]);
     const limited = (await (await s.api("/api/sessions?limit=1")).json()) as { sessions: View[] };
     expect(limited.sessions).toHaveLength(1);
+    // A host-owned id with a slash is addressed percent-encoded.
+    const slashed = await create({ id: "tenant-42/chat 7" });
+    const path = `/api/sessions/${encodeURIComponent(slashed.id)}`;
+    expect(await (await s.api(path)).json()).toMatchObject({ id: "tenant-42/chat 7" });
+    expect((await s.api(`${path}/submit`, { json: { text: "hi" } })).status).toBe(202);
     const created = (await (await s.api("/api/sessions?state=created")).json()) as { sessions: View[] };
     expect(created.sessions.every((v) => v.state === "created")).toBe(true);
   });
