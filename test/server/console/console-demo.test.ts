@@ -214,4 +214,39 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       await context.close();
     }
   });
+
+  it("pauses, then resumes abandoning the queue with a new message", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(consoleUrl);
+      await page.getByTestId("create-session").click();
+      const row = page.getByTestId("session-row").first();
+      await row.waitFor();
+      await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
+      await page.getByLabel("Reason", { exact: true }).fill("maintenance");
+      await page.getByRole("button", { name: "Pause", exact: true }).click();
+      await row.getByTestId("session-gate").filter({ hasText: "pause: maintenance" }).waitFor();
+      const input = page.getByLabel("Message", { exact: true });
+      for (const text of ["first queued", "second queued"]) {
+        await input.fill(text);
+        await page.getByRole("button", { name: "Send", exact: true }).click();
+        await expect.poll(() => input.inputValue()).toBe("");
+      }
+      await row.getByTestId("session-queued").filter({ hasText: "2 queued" }).waitFor();
+
+      await page.getByLabel("Resume mode").selectOption("abandon");
+      await page.getByLabel("Resume message").fill("only this one");
+      await page.getByRole("button", { name: "Resume", exact: true }).click();
+      // Both queued prompts are dropped as abandoned; the resume message runs.
+      const dropped = page.locator('[data-testid="timeline-item"][data-kind="session"] [data-notice="session.prompt_dropped"]');
+      await expect.poll(() => dropped.count()).toBe(2);
+      expect(await dropped.allTextContents()).toEqual([expect.stringContaining("abandoned"), expect.stringContaining("abandoned")]);
+      await page.getByTestId("approval-card").waitFor();
+      await row.getByTestId("session-gate").filter({ hasText: "gate open" }).waitFor();
+      expect(await page.locator('[data-testid="timeline-item"][data-kind="session"] [data-notice="session.run_admitted"]').count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
 });
