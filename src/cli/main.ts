@@ -7,39 +7,19 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { createAgent } from "../agent/agent.js";
-import type { CallOptions } from "../agent/options.js";
 import type { Inspection } from "../inspect/types.js";
-import { ConfigError } from "../errors/index.js";
-import { decideApproval, promptAbandoned, type ApprovalPolicy } from "./approvals.js";
 import { EXIT, EXIT_CODES_HELP, USAGE_INVALID, exitCodeFor, printError } from "./exit.js";
 import { formatInspection } from "./format.js";
-import { EventPrinter } from "./printer.js";
-import { renderTable } from "./table.js";
-import { plainOutput, spinnerOutput } from "./progress.js";
-import { cliDriverDescription, cliDriverNames, createCliDriver, type CliDriverSettings } from "./registry.js";
+import { cliDriverDescription, cliDriverNames, driverFor, settingsFrom } from "./registry.js";
 import * as remote from "./remote.js";
+import { runCommand, type RunFlags } from "./run.js";
 import { interruptSignal } from "./signals.js";
-import { colorsFor, progressAllowed } from "./terminal.js";
+import { renderTable } from "./table.js";
+import { colorsFor } from "./terminal.js";
 
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return manifest.version;
-}
-
-function driverFor(name: string | undefined, settings: CliDriverSettings) {
-  const names = cliDriverNames();
-  const chosen = name ?? process.env.AGENT_ADAPTOR_DRIVER ?? (names.includes("codex") ? "codex" : undefined);
-  if (!chosen) throw new ConfigError(`choose a driver with --driver (available: ${names.join(", ")})`);
-  const driver = createCliDriver(chosen, settings);
-  if (!driver) throw new ConfigError(`unknown driver "${chosen}" (available: ${names.join(", ")})`);
-  return driver;
-}
-
-function settingsFrom(flags: { model?: string; executable?: string }): CliDriverSettings {
-  const settings: CliDriverSettings = {};
-  if (flags.model) settings.model = flags.model;
-  if (flags.executable) settings.executable = flags.executable;
-  return settings;
 }
 
 async function inspectCommand(flags: { driver?: string; json?: boolean; model?: string; executable?: string }): Promise<number> {
@@ -61,59 +41,6 @@ function missingExecutable(inspection: Inspection): number {
   if (inspection.environment.status === "observed" || reason?.code !== "executable_not_found") return EXIT.ok;
   process.stderr.write(`error ${reason.code}: ${reason.message}\n`);
   return EXIT.usage;
-}
-
-interface RunFlags {
-  driver?: string;
-  model?: string;
-  effort?: string;
-  json?: boolean;
-  executable?: string;
-  workspace?: string;
-  approve?: boolean;
-  deny?: boolean;
-}
-
-async function runCommand(prompt: string, flags: RunFlags): Promise<number> {
-  const interrupt = interruptSignal();
-  const policy: ApprovalPolicy = flags.approve ? "approve" : flags.deny ? "deny" : "ask";
-  const agent = createAgent(driverFor(flags.driver, settingsFrom(flags)), flags.workspace ? { workspace: flags.workspace } : {});
-  const out = !flags.json && progressAllowed() ? spinnerOutput() : plainOutput();
-  const printer = new EventPrinter(out, colorsFor(process.stdout));
-  try {
-    // Approvals are answered below as they stream, so a prompt can show the offered options.
-    const options: CallOptions = { signal: interrupt.signal, onApproval: "stream" };
-    if (flags.model) options.model = flags.model;
-    if (flags.effort) options.effort = flags.effort;
-    const stream = agent.stream(prompt, options);
-    for await (const event of stream) {
-      if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-      // The failure itself is printed to stderr once the result settles.
-      else printer.print(event, { skipTerminalFailures: true });
-      if (event.type !== "approval.requested") continue;
-      out.pause();
-      printer.endLine();
-      try {
-        stream.respond(event.requestId, await decideApproval(event, policy, interrupt.signal));
-      } catch (error) {
-        if (!promptAbandoned(error)) throw error;
-        // Ctrl-C inside the prompt (a key in raw mode, not a signal) cancels like Ctrl-C elsewhere.
-        interrupt.abort();
-      }
-    }
-    out.close();
-    return await stream.result.then(
-      () => EXIT.ok,
-      (error: unknown) => {
-        printError(error);
-        return exitCodeFor(error);
-      },
-    );
-  } finally {
-    out.close();
-    interrupt.dispose();
-    await agent.close();
-  }
 }
 
 function reportError(error: unknown, debug: boolean): number {

@@ -3,6 +3,7 @@
  * the CLI never hard-codes a provider.
  */
 import type { Driver } from "../driver/types.js";
+import { ConfigError } from "../errors/index.js";
 import type { ApprovalRequest } from "../driver/vocabulary.js";
 import { codexAcp, copilot, cursor, gemini, qwen } from "../drivers/acp/index.js";
 import { claude } from "../drivers/claude/index.js";
@@ -37,6 +38,25 @@ export function cliDriverDescription(name: string): string | undefined {
 export function createCliDriver(name: string, settings: CliDriverSettings): Driver | undefined {
   return factories.get(name)?.factory(settings);
 }
+
+/** The driver `--driver` names (else `AGENT_ADAPTOR_DRIVER`, else codex); unknown names are a usage error. */
+export function driverFor(name: string | undefined, settings: CliDriverSettings): Driver {
+  const names = cliDriverNames();
+  const chosen = name ?? process.env.AGENT_ADAPTOR_DRIVER ?? (names.includes("codex") ? "codex" : undefined);
+  if (!chosen) throw new ConfigError(`choose a driver with --driver (available: ${names.join(", ")})`);
+  const driver = createCliDriver(chosen, settings);
+  if (!driver) throw new ConfigError(`unknown driver "${chosen}" (available: ${names.join(", ")})`);
+  return driver;
+}
+
+/** The driver settings among a command's flags. */
+export function settingsFrom(flags: { model?: string; executable?: string }): CliDriverSettings {
+  const settings: CliDriverSettings = {};
+  if (flags.model) settings.model = flags.model;
+  if (flags.executable) settings.executable = flags.executable;
+  return settings;
+}
+
 
 /**
  * The `fake` driver's scripts, chosen by the prompt's first word: `fail` fails, `approve` asks
