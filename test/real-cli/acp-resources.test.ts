@@ -5,12 +5,13 @@
  * agent's instructions reach the model where the preset delivers them and are refused before
  * launch where it does not; the secret never shows in any process's argv, the events or errors.
  */
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { createAgent, type Agent } from "../../src/agent/agent.js";
 import type { AgentOptions } from "../../src/agent/options.js";
 import type { HostTool } from "../../src/driver/vocabulary.js";
@@ -104,6 +105,12 @@ async function headerRecorder(): Promise<{ server: Server; url: string; seen: st
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
 }
+
+// A temporary directory of this file's own, where the agents' processes make theirs: the test
+// files running beside this one (other workers) make theirs elsewhere, so none is counted here.
+const ownTmp = mkdtempSync(join(tmpdir(), "aa-acp-resources-"));
+process.env.TMPDIR = ownTmp;
+afterAll(() => rmSync(ownTmp, { recursive: true, force: true }));
 
 /** The directories ACP agent processes own (instructions, skills), by name. */
 const ownDirs = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("agent-adaptor-acp-")));
