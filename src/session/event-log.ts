@@ -324,8 +324,12 @@ class SessionEventLog implements EventLog {
     this.head += count;
     this.attempts = 0;
     this.failing = false;
-    // Compact once the stored prefix dominates, so the array never grows without bound.
-    if (this.head > 1024 && this.head * 2 > this.unstored.length) {
+    // Stored events are not held: everything stored (the usual case) empties the array at once;
+    // else it is compacted once the stored prefix dominates, so it never grows without bound.
+    if (this.head === this.unstored.length) {
+      this.unstored = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.unstored.length) {
       this.unstored = this.unstored.slice(this.head);
       this.head = 0;
     }
