@@ -73,12 +73,9 @@ export function createApp(ctx: RouteContext, options: AppOptions): OpenAPIHono {
 
   app.notFound((c) => c.json(errorBody("not_found", "no such route"), 404));
   app.onError((error, c) => {
-    if (error instanceof HTTPException) {
-      // hono's own refusals: a body that is not JSON, mostly.
-      const status = error.status === 400 ? 400 : error.status;
-      const code = status === 400 ? "body_invalid" : status === 413 ? "body_too_large" : "http_error";
-      return c.json(errorBody(code, status === 400 ? "the request's body is not valid JSON" : "the request was refused"), status);
-    }
+    // hono's own refusals: a body that is not JSON (its validator), one too large.
+    if (error instanceof HTTPException && error.status === 400) return c.json(errorBody("body_invalid", "the request's body is not valid JSON"), 400);
+    if (error instanceof HTTPException && error.status === 413) return c.json(errorBody("body_too_large", "the body is too large"), 413);
     return errorResponse(c, error, options.log);
   });
   return app;

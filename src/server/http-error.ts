@@ -5,7 +5,24 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AdaptorError } from "../errors/index.js";
+import { AdaptorError, type ErrorCode } from "../errors/index.js";
+
+/**
+ * The codes the server itself answers with (library errors keep their own `ErrorCode`), and the
+ * status each goes with.
+ */
+export const SERVER_ERROR_STATUS = {
+  body_invalid: 400,
+  query_invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  agent_not_configured: 409,
+  body_too_large: 413,
+  internal_error: 500,
+  server_closing: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ServerErrorCode = keyof typeof SERVER_ERROR_STATUS;
 
 export interface ErrorBody {
   error: { code: string; message: string; issues?: { path: string; message: string }[] };
@@ -13,18 +30,19 @@ export interface ErrorBody {
 
 /** A refusal of the server itself (an unknown id, a bad body): its status, code and message are the answer. */
 export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
   constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
+    readonly code: ServerErrorCode,
     message: string,
     readonly issues?: { path: string; message: string }[],
   ) {
     super(message);
     this.name = "ApiError";
+    this.status = SERVER_ERROR_STATUS[code];
   }
 }
 
-export const notFound = (what: string): ApiError => new ApiError(404, "not_found", `no such ${what}`);
+export const notFound = (what: string): ApiError => new ApiError("not_found", `no such ${what}`);
 
 /** The status of a library error code: conflicts are 409, unknown ids 404, refused answers 422. */
 const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
@@ -49,7 +67,7 @@ const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   store_unavailable: 503,
 };
 
-export function errorBody(code: string, message: string, issues?: ErrorBody["error"]["issues"]): ErrorBody {
+export function errorBody(code: ServerErrorCode | ErrorCode, message: string, issues?: ErrorBody["error"]["issues"]): ErrorBody {
   return { error: { code, message, ...(issues ? { issues } : {}) } };
 }
 

@@ -12,4 +12,6 @@ export type { AgentConfig, ServerConfig } from "./config.js";
 export { SERVER_DRIVER_NAMES } from "./driver-names.js";
 export type { ServerDriverName } from "./driver-names.js";
 export { DEFAULT_HOST, DEFAULT_PORT } from "./host.js";
+export { SERVER_ERROR_STATUS } from "./http-error.js";
+export type { ErrorBody, ServerErrorCode } from "./http-error.js";
 export type { PendingApproval, PendingQuestion, SessionView, ThreadView } from "./schemas.js";

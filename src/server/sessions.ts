@@ -62,7 +62,7 @@ export class SessionHub {
     const served = this.agentNamed(request.agent);
     const metadata = { ...request.metadata };
     if (Object.keys(metadata).some((key) => key.startsWith(RESERVED_PREFIX))) {
-      throw new ApiError(400, "body_invalid", `metadata keys starting with "${RESERVED_PREFIX}" are reserved`);
+      throw new ApiError("body_invalid", `metadata keys starting with "${RESERVED_PREFIX}" are reserved`);
     }
     metadata[AGENT_METADATA_KEY] = served.name;
     const session = await createSession(served.agent, {
@@ -103,7 +103,7 @@ export class SessionHub {
     if (!record) throw notFound("session");
     const name = record.metadata[AGENT_METADATA_KEY];
     const served = name === undefined ? undefined : this.agents.get(name);
-    if (!served) throw new ApiError(409, "agent_not_configured", "the session's agent is not configured on this server");
+    if (!served) throw new ApiError("agent_not_configured", "the session's agent is not configured on this server");
     const session = await openSession(served.agent, id, { store: this.store, run: RUN_OPTIONS });
     return this.#adopt(session, served.name);
   }
@@ -111,7 +111,7 @@ export class SessionHub {
   #adopt(session: Session, agent: string): LiveSession {
     if (this.#closed) {
       void session.close();
-      throw new ApiError(503, "server_closing", "the server is closing");
+      throw new ApiError("server_closing", "the server is closing");
     }
     const live: LiveSession = { session, agent, pending: new PendingRequests(), stop: new AbortController() };
     this.#live.set(session.id, live);
@@ -205,6 +205,6 @@ export class SessionHub {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new ApiError(503, "server_closing", "the server is closing");
+    if (this.#closed) throw new ApiError("server_closing", "the server is closing");
   }
 }

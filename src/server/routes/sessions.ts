@@ -84,7 +84,7 @@ function lifecycleRoutes(app: OpenAPIHono, ctx: RouteContext): void {
     const { id } = c.req.valid("param");
     const header = c.req.header("last-event-id");
     const fromHeader = parseLastEventId(header);
-    if (header !== undefined && fromHeader === undefined) throw new ApiError(400, "query_invalid", "Last-Event-ID must be a session sequence number");
+    if (header !== undefined && fromHeader === undefined) throw new ApiError("query_invalid", "Last-Event-ID must be a session sequence number");
     const from = fromHeader ?? c.req.valid("query").after;
     const { session } = await hub.live(id);
     const signal = AbortSignal.any([c.req.raw.signal, ctx.closing]);
