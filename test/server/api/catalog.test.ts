@@ -3,7 +3,9 @@
  * delete with their 404 and 409), and the OpenAPI document: 3.1, generated, listing exactly the
  * routes the app serves — so a route added without a schema fails here.
  */
+import { readFileSync } from "node:fs";
 import type { Hono } from "hono";
+import { SERVER_ERROR_STATUS } from "../../../src/server/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, until, type TestServer } from "./helpers.js";
 
@@ -115,5 +117,16 @@ describe("OpenAPI document", () => {
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const name of new Set(refs)) expect([name, doc.components.schemas[name] !== undefined]).toEqual([name, true]);
+  });
+});
+
+describe("error codes", () => {
+  it("docs/server.md lists every code the server answers with, under its status", () => {
+    const doc = readFileSync(new URL("../../../docs/server.md", import.meta.url), "utf8");
+    const table = doc.slice(doc.indexOf("## Errors"));
+    for (const [code, status] of Object.entries(SERVER_ERROR_STATUS)) {
+      const row = table.split("\n").find((line) => line.startsWith(`| ${status} |`));
+      expect([code, row?.includes(`\`${code}\``)]).toEqual([code, true]);
+    }
   });
 });
