@@ -36,16 +36,18 @@ const script = {
   ],
 };
 
-export async function demoCommand(out: (line: string) => void, signal: AbortSignal): Promise<number> {
+/** `json`: every event, then the outcome, as one JSON line each; the notes for a person are left out. */
+export async function demoCommand(out: (line: string) => void, signal: AbortSignal, options: { json?: boolean } = {}): Promise<number> {
+  const note = options.json ? () => undefined : out;
   const availability = realCliAvailability("codex");
   if (!availability.available) {
     throw new ConfigError(
       `the demo runs the Codex CLI, which is not usable here (${availability.reason}); install it with \`npm install --save-dev ${realCliSpec("codex").packageName}\` and run the demo again`,
     );
   }
-  out(`codex: ${availability.version}; model: the scripted model server on 127.0.0.1 (no account, no network)`);
+  note(`codex: ${availability.version}; model: the scripted model server on 127.0.0.1 (no account, no network)`);
   return withRealCli("codex", script, async (ctx) => {
-    out(`model server: ${ctx.server.url}`);
+    note(`model server: ${ctx.server.url}`);
     const driver = codex({
       home: ctx.configDir,
       env: ctx.env,
@@ -64,19 +66,28 @@ export async function demoCommand(out: (line: string) => void, signal: AbortSign
       defaults: { model: ctx.model, policy: { sandbox: "workspace-write", approval: "never" } },
     });
     const prompt = `Please create ${FILE} containing a greeting.`;
-    out(`prompt: ${prompt}\n`);
+    note(`prompt: ${prompt}\n`);
     const stream = agent.stream(prompt, { signal });
     for await (const event of stream) {
+      if (options.json) {
+        out(JSON.stringify(event));
+        continue;
+      }
       // The answer is printed once, as the result below.
       if (event.type === "message.delta" || event.type === "reasoning.delta" || event.type === "message.completed") continue;
       out(describeEvent(event));
     }
     const result = await stream.result;
     const written = await readFile(join(ctx.workspace, FILE), "utf8");
+    const requests = ctx.server.requests.filter((r) => !r.auxiliary).length;
+    if (options.json) {
+      out(JSON.stringify({ result: result.text, usage: result.usage ?? {}, file: { name: FILE, content: written }, modelRequests: requests }));
+      return written === CONTENT ? 0 : 1;
+    }
     out(`\nresult: ${result.text}`);
     out(`usage: ${JSON.stringify(result.usage ?? {})}`);
     out(`${FILE} on disk: ${JSON.stringify(written)}`);
-    out(`model requests served: ${ctx.server.requests.filter((r) => !r.auxiliary).length}`);
+    out(`model requests served: ${requests}`);
     return written === CONTENT ? 0 : 1;
   });
 }

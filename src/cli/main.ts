@@ -189,15 +189,18 @@ function buildProgram(setExit: (code: number) => void): Command {
   program
     .command("demo")
     .description("one real agent turn, offline: the Codex CLI against the scripted model server")
-    .action(run(async () => {
-      const interrupt = interruptSignal();
-      try {
-        const { demoCommand } = await import("./demo.js");
-        return await demoCommand((line) => process.stdout.write(`${line}\n`), interrupt.signal);
-      } finally {
-        interrupt.dispose();
-      }
-    }));
+    .option("--json", "print the events, then the outcome, as JSON lines")
+    .action((flags: { json?: boolean }) =>
+      run(async () => {
+        const interrupt = interruptSignal();
+        try {
+          const { demoCommand } = await import("./demo.js");
+          return await demoCommand((line) => process.stdout.write(`${line}\n`), interrupt.signal, { json: flags.json === true });
+        } finally {
+          interrupt.dispose();
+        }
+      })(),
+    );
 
   const testing = program.command("testing").description("tools for testing integrations without paid calls");
   testing
@@ -205,9 +208,11 @@ function buildProgram(setExit: (code: number) => void): Command {
     .description("serve a scripted model endpoint on 127.0.0.1 (OpenAI, Anthropic, Gemini dialects)")
     .requiredOption("--script <file>", "scenario JSON file")
     .option("--port <n>", "port (default: any free port)", port)
-    .action(async (flags: { script: string; port?: number }) => {
+    .option("--json", 'print {"url"} as one JSON line instead of the bare URL')
+    .action(async (flags: { script: string; port?: number; json?: boolean }) => {
       const { runModelServerCommand } = await import("../testing/model-server/index.js");
-      await runModelServerCommand(flags.port === undefined ? { script: flags.script } : { script: flags.script, port: flags.port });
+      const io = flags.json ? { stdout: { write: (url: string) => process.stdout.write(`${JSON.stringify({ url: url.trim() })}\n`) } } : {};
+      await runModelServerCommand(flags.port === undefined ? { script: flags.script } : { script: flags.script, port: flags.port }, io);
     });
 
   return program;

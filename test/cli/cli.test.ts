@@ -177,6 +177,24 @@ describe("agent-adaptor testing model-server", () => {
   });
 });
 
+describe("agent-adaptor testing model-server --json", () => {
+  it("prints {url} as its first line", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "aa-cli-"));
+    const script = join(dir, "script.json");
+    await writeFile(script, JSON.stringify({ turns: [{ reply: { text: "hi" } }] }));
+    const child = spawn(process.execPath, [bin, "testing", "model-server", "--script", script, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const [chunk] = (await once(child.stdout!, "data")) as [Buffer];
+      const { url } = JSON.parse(chunk.toString().split("\n")[0]!) as { url: string };
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("agent-adaptor demo", () => {
   it("runs one real Codex turn offline and writes the file", () => {
     const { code, stdout, stderr } = cli("demo");
@@ -186,5 +204,16 @@ describe("agent-adaptor demo", () => {
     expect(stdout).toMatch(/tool\.started \[command\]/);
     expect(stdout).toContain('hello.txt on disk: "written by a real agent turn"');
     expect(stdout).toMatch(/run\.completed in \d+ ms/);
+  });
+
+  it("--json: the events, then the outcome, one JSON line each", () => {
+    const { code, stdout, stderr } = cli("demo", "--json");
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ type: "run.started", driver: "codex" });
+    expect(lines.some((l) => l.type === "tool.started")).toBe(true);
+    expect(lines.at(-2)).toMatchObject({ type: "run.completed" });
+    expect(lines.at(-1)).toMatchObject({ file: { name: "hello.txt", content: "written by a real agent turn" } });
   });
 });

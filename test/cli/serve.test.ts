@@ -185,6 +185,23 @@ describe("serve", () => {
     expect(stderr).toMatch(new RegExp(`^error ${errorCode}: \\S`));
   });
 
+  it("without --json: the URL and the console URL for a person", async () => {
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--state-dir", join(dir, "human"), "--config", configFile], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      // Both lines may arrive in one chunk: read them through the iterator, which buffers.
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+      const first = (await lines.next()).value as string;
+      const second = (await lines.next()).value as string;
+      expect(first).toMatch(/^agent-adaptor serve: http:\/\/127\.0\.0\.1:\d+$/);
+      const token = (await readFile(join(dir, "human", "token"), "utf8")).trim();
+      expect(second).toBe(`open the console: ${first.slice("agent-adaptor serve: ".length)}/#token=${token}`);
+    } finally {
+      child.kill("SIGTERM");
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect(code).toBe(0);
+    }
+  });
+
   it("stops cleanly on SIGINT with exit 0", async () => {
     const own = await serve(["--state-dir", join(dir, "own"), "--config", configFile]);
     own.child.kill("SIGINT");
