@@ -73,21 +73,21 @@ export class PendingRequests {
   }
 }
 
-/** Times a dropped log subscriber is reopened before pending requests stop being followed. */
-const MAX_RESUBSCRIBE = 5;
+/** The longest pause before a dropped log subscriber is reopened, ms. */
+const MAX_RESUBSCRIBE_DELAY_MS = 1000;
 
 /**
- * Follow `session`'s log into `pending` until `signal` aborts or the session closes; a subscriber
- * dropped for any other reason resumes after the last entry it saw.
+ * Follow `session`'s log into `pending` until `signal` aborts (the server stops driving the
+ * session) or the log ends; a subscriber dropped for any other reason (too slow, a failed read)
+ * resumes after the last entry it saw, so the pending requests never go stale.
  */
 export async function trackPending(session: Session, pending: PendingRequests, signal: AbortSignal): Promise<void> {
-  for (let failures = 0; !signal.aborted && failures < MAX_RESUBSCRIBE; failures++) {
+  for (let failures = 0; !signal.aborted; failures++) {
     try {
       for await (const entry of session.events({ after: pending.seen, signal })) pending.observe(entry);
       return;
     } catch {
-      // A subscriber dropped as too slow, or a log read that failed: resume after a pause.
-      await new Promise((resolve) => setTimeout(resolve, 50 * (failures + 1)));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RESUBSCRIBE_DELAY_MS, 50 * 2 ** failures)).unref());
     }
   }
 }
