@@ -74,7 +74,13 @@ export async function attachSession(id: string, flags: AttachFlags, detach: Abor
   };
 
   try {
-    for await (const frame of sessionEvents(client, id, { signal: detach.signal, ...(flags.after !== undefined ? { after: flags.after } : {}) })) {
+    const events = sessionEvents(client, id, {
+      signal: detach.signal,
+      ...(flags.after !== undefined ? { after: flags.after } : {}),
+      // A server that ends the stream of an archived session has nothing more to send.
+      finished: async () => (await client.json<{ state: string }>("GET", path)).state === "archived",
+    });
+    for await (const frame of events) {
       const event = parse(frame);
       if (flags.json) {
         process.stdout.write(`${JSON.stringify({ seq: frame.id, event })}\n`);

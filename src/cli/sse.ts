@@ -76,6 +76,8 @@ export interface SessionEventStreamOptions {
   reconnectDelayMs?: number;
   /** Called when the connection dropped and is being re-established. */
   onReconnect?: (lastSeq: number | undefined) => void;
+  /** Asked when the server ended the stream itself: `true` ends the iteration instead of reconnecting. */
+  finished?: () => Promise<boolean>;
 }
 
 /** The session's frames, in order, resuming after a dropped connection; ends when `signal` aborts. */
@@ -95,10 +97,14 @@ export async function* sessionEvents(client: ApiClient, sessionId: string, optio
     const parser = new SseParser();
     const decoder = new TextDecoder();
     const reader = response.body.getReader();
+    let ended = false;
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) break;
+        if (done) {
+          ended = true;
+          break;
+        }
         for (const frame of parser.push(decoder.decode(value, { stream: true }))) {
           if (frame.id !== undefined) {
             // A server that resumed from an older point would repeat what was shown.
@@ -117,6 +123,7 @@ export async function* sessionEvents(client: ApiClient, sessionId: string, optio
       await reader.cancel().catch(() => undefined);
     }
     if (options.signal.aborted) return;
+    if (ended && (await options.finished?.())) return;
     options.onReconnect?.(last);
     await delay(options.reconnectDelayMs ?? 500, options.signal);
   }

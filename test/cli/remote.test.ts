@@ -210,6 +210,19 @@ describe("attach", () => {
     expect(stdout).toBe("Hello world\n#4 tool.started [command] ls -la\n#5 tool.completed c1 completed exit=0\nsession.state archived\n");
   });
 
+  it("ends when the server closes the stream of a session that is archived by then", async () => {
+    stub.addSession("quiet");
+    stub.push("quiet", started);
+    const outcome = runCli(["attach", "quiet", "--json", "--url", stub.url, "--state-dir", stateDir], { AGENT_ADAPTOR_TOKEN: stub.token });
+    await until(() => stub.eventRequests.length === 1);
+    stub.sessions.get("quiet")!.state = "archived";
+    stub.dropStreams();
+    const { code, stdout } = await outcome;
+    expect(code).toBe(0);
+    expect(stdout.trim().split("\n").map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual([1]);
+    expect(stub.eventRequests).toEqual([null]);
+  });
+
   it("an unknown session exits 1", async () => {
     const { code, stderr } = await client("attach", "nope");
     expect(code).toBe(1);
