@@ -48,6 +48,23 @@ async function until(condition: () => boolean, term: TmuxTerminal): Promise<void
   }
 }
 
+describe("tables on a terminal", () => {
+  it("sessions list: coloured, and still aligned as the screen shows it", async () => {
+    stub.addSession("tbl-short");
+    stub.addSession("tbl-a-much-longer-id").state = "running";
+    await using term = TmuxTerminal.start([process.execPath, bin, "sessions", "list", "--url", stub.url, "--state-dir", stateDir], {
+      width: 160,
+      env: { AGENT_ADAPTOR_TOKEN: stub.token, NO_COLOR: undefined },
+    });
+    expect(await term.exitCode()).toBe(0);
+    expect(term.screen({ escapes: true })).toContain("\u001b[");
+    const lines = term.screen().split("\n").filter((line) => /^(id|tbl-)/.test(line));
+    expect(lines).toHaveLength(3);
+    const stateColumn = lines[0]!.indexOf("state");
+    expect(lines.slice(1).map((line) => line.slice(stateColumn).split(/\s+/)[0])).toEqual(["running", "idle"]);
+  });
+});
+
 describe("attach on a terminal", () => {
   it("prompts for a pending approval; the chosen option is answered over HTTP", async () => {
     waitingSession("a1");
