@@ -5,7 +5,7 @@
  *   node scripts/bench.mjs serve-load [--seconds 60] [--sessions 50] [--viewers 10] [--deltas 20] [--pause 200]
  *
  * Every option also reads an environment variable (SERVE_LOAD_SECONDS, _SESSIONS, _VIEWERS,
- * _DELTAS, _PAUSE); a flag wins. The server runs in a child process (bench/serve-load/server.ts)
+ * _DELTAS, _PAUSE); a flag wins. SERVE_LOAD_NODE_ARGS adds Node flags to the server process. The server runs in a child process (bench/serve-load/server.ts)
  * with a SQLite store in a temporary state directory, so its memory is sampled apart from the
  * viewers'. Each session runs a prompt of `--deltas` message deltas, waits `--pause` ms after the
  * run's end and submits the next, until `--seconds` have passed.
@@ -70,6 +70,8 @@ interface MemorySample {
   at: number;
   rss: number;
   heapUsed: number;
+  /** Taken right after a full collection (every tenth sample): the live heap. */
+  collected: boolean;
 }
 
 interface ServerChild {
@@ -80,7 +82,9 @@ interface ServerChild {
 
 async function startServer(stateDir: string, configPath: string, token: string): Promise<ServerChild> {
   const script = fileURLToPath(new URL("./serve-load/server.js", import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [script, configPath, stateDir], {
+  // SERVE_LOAD_NODE_ARGS: more Node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=...` to profile it).
+  const nodeArgs = (process.env.SERVE_LOAD_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+  const child: ChildProcess = spawn(process.execPath, ["--expose-gc", ...nodeArgs, script, configPath, stateDir], {
     env: { ...process.env, SERVE_LOAD_TOKEN: token },
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -327,6 +331,8 @@ async function main(): Promise<void> {
     const firstHalf = during.filter((sample) => sample.at < half);
     const secondHalf = during.filter((sample) => sample.at >= half && sample.at <= started + loadMs);
     const last = server.samples[server.samples.length - 1]!;
+    // The live heap (after a full collection) along the run: retention shows as a rising line.
+    const live = during.filter((sample) => sample.collected && sample.at <= started + drainedMs).map((sample) => ({ s: Math.round((sample.at - started) / 1000), mib: +mib(sample.heapUsed) }));
     const loadAfter = loadavg();
 
     console.log(`prompts: ${int(prompts)}; events logged: ${int(logged)} (${int(logged / (loadMs / 1000))}/s); frames delivered: ${int(frames)} (${int(frames / (drainedMs / 1000))}/s)`);
@@ -338,6 +344,7 @@ async function main(): Promise<void> {
     console.log(
       `server heap MiB: start ${mib(first.heapUsed)}, peak ${mib(peak("heapUsed", during))} (1st half ${mib(peak("heapUsed", firstHalf))}, 2nd half ${mib(peak("heapUsed", secondHalf))}), end ${mib(last.heapUsed)}`,
     );
+    console.log(`server live heap MiB after a full GC, by second of the run: ${live.map((point) => `${point.s}s ${point.mib}`).join(", ")}`);
     console.log(`load average after: ${formatLoad(loadAfter)}`);
     if (bad.length > 0) console.log(`faults: ${JSON.stringify(bad.slice(0, 5))}`);
     console.log(
@@ -350,6 +357,7 @@ async function main(): Promise<void> {
         exactlyOnce: bad.length === 0,
         latencyMs: { p50: latency.percentile(50), p95: latency.percentile(95), p99: latency.percentile(99), max: latency.max() },
         rssMiB: { start: +mib(first.rss), peak: +mib(peak("rss", during)), firstHalfPeak: +mib(peak("rss", firstHalf)), secondHalfPeak: +mib(peak("rss", secondHalf)), end: +mib(last.rss) },
+        liveHeapMiB: live,
         heapMiB: { start: +mib(first.heapUsed), peak: +mib(peak("heapUsed", during)), firstHalfPeak: +mib(peak("heapUsed", firstHalf)), secondHalfPeak: +mib(peak("heapUsed", secondHalf)), end: +mib(last.heapUsed) },
         loadBefore,
         loadAfter,

@@ -1,8 +1,8 @@
 /**
  * The attach server under load, in a process of its own so its memory is measured apart from the
  * viewers': `node server.js <config.json> <stateDir>` with the token in SERVE_LOAD_TOKEN. Prints
- * one JSON line `{ url }` once listening, then `{ at, rss, heapUsed }` every SERVE_LOAD_SAMPLE_MS
- * (default 500), and `{ closed: true }` after a clean close when stdin ends or on SIGTERM.
+ * one JSON line `{ url }` once listening, then `{ at, rss, heapUsed, collected }` every
+ * SERVE_LOAD_SAMPLE_MS (default 500), and `{ closed: true }` after a clean close when stdin ends or on SIGTERM.
  */
 import { readFileSync } from "node:fs";
 
@@ -25,9 +25,15 @@ const server = await createAttachServer({ config, stateDir, token, host: "127.0.
 const { url } = await server.listen();
 line({ url });
 
+// With --expose-gc, every tenth sample is taken right after a full collection: the live heap,
+// which tells retention from garbage not yet collected.
+const gc = (globalThis as { gc?: () => void }).gc;
+let samples = 0;
 const sample = (): void => {
+  const collected = gc !== undefined && samples++ % 10 === 0;
+  if (collected) gc();
   const { rss, heapUsed } = process.memoryUsage();
-  line({ at: Date.now(), rss, heapUsed });
+  line({ at: Date.now(), rss, heapUsed, collected });
 };
 sample();
 const sampler = setInterval(sample, sampleMs);
