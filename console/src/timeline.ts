@@ -111,9 +111,19 @@ export interface TimelineState {
   lastSeq: number;
   approvals: readonly PendingApproval[];
   questions: readonly PendingQuestion[];
-  /** Request ids already resolved (or of an ended run): a late /pending answer never brings them back. */
+  /**
+   * Requests already resolved (or of an ended run), as {@link requestKey}: a late /pending answer never brings
+   * them back. Per run: request ids are unique within a run only (providers and scripts reuse them).
+   */
   settled: ReadonlySet<string>;
 }
+
+/** A request's identity in a session: its run and its id. */
+export function requestKey(request: { runId: string; requestId: string }): string {
+  return `${request.runId}:${request.requestId}`;
+}
+
+const sameRequest = (a: { runId: string; requestId: string }, b: { runId: string; requestId: string }): boolean => a.runId === b.runId && a.requestId === b.requestId;
 
 export const EMPTY_TIMELINE: TimelineState = { items: [], index: new Map(), lastSeq: 0, approvals: [], questions: [], settled: new Set() };
 
@@ -144,14 +154,14 @@ class Draft {
       this.items.push(item);
     } else this.items[at] = item;
   }
-  settle(requestId: string): void {
-    this.settled.add(requestId);
-    this.approvals = this.approvals.filter((a) => a.requestId !== requestId);
-    this.questions = this.questions.filter((q) => q.requestId !== requestId);
+  settle(request: { runId: string; requestId: string }): void {
+    this.settled.add(requestKey(request));
+    this.approvals = this.approvals.filter((a) => !sameRequest(a, request));
+    this.questions = this.questions.filter((q) => !sameRequest(q, request));
   }
   settleRun(runId: string): void {
-    for (const a of this.approvals) if (a.runId === runId) this.settled.add(a.requestId);
-    for (const q of this.questions) if (q.runId === runId) this.settled.add(q.requestId);
+    for (const a of this.approvals) if (a.runId === runId) this.settled.add(requestKey(a));
+    for (const q of this.questions) if (q.runId === runId) this.settled.add(requestKey(q));
     this.approvals = this.approvals.filter((a) => a.runId !== runId);
     this.questions = this.questions.filter((q) => q.runId !== runId);
   }
@@ -176,8 +186,8 @@ export function applyEntries(state: TimelineState, entries: readonly StreamEntry
 
 /** Add what GET /pending reports and the stream has not shown (e.g. trimmed from the log). */
 export function mergePending(state: TimelineState, pending: { approvals: readonly PendingApproval[]; questions: readonly PendingQuestion[] }): TimelineState {
-  const approvals = pending.approvals.filter((a) => !state.settled.has(a.requestId) && !state.approvals.some((b) => b.requestId === a.requestId));
-  const questions = pending.questions.filter((q) => !state.settled.has(q.requestId) && !state.questions.some((b) => b.requestId === q.requestId));
+  const approvals = pending.approvals.filter((a) => !state.settled.has(requestKey(a)) && !state.approvals.some((b) => sameRequest(a, b)));
+  const questions = pending.questions.filter((q) => !state.settled.has(requestKey(q)) && !state.questions.some((b) => sameRequest(q, b)));
   if (approvals.length === 0 && questions.length === 0) return state;
   return { ...state, approvals: [...state.approvals, ...approvals], questions: [...state.questions, ...questions] };
 }
@@ -271,7 +281,8 @@ function applyRunEvent(draft: Draft, seq: number, event: AgentEvent): void {
       draft.put({ kind: "notice", key: `n:${seq}`, seq, level: event.level, code: event.code, message: event.message, ...(event.count !== undefined ? { count: event.count } : {}) });
       return;
     case "approval.requested": {
-      if (!draft.settled.has(event.requestId) && !draft.approvals.some((a) => a.requestId === event.requestId)) {
+      const request = { runId, requestId: event.requestId };
+      if (!draft.settled.has(requestKey(request)) && !draft.approvals.some((a) => sameRequest(a, request))) {
         draft.approvals.push({
           runId,
           requestId: event.requestId,
@@ -281,12 +292,13 @@ function applyRunEvent(draft: Draft, seq: number, event: AgentEvent): void {
           options: event.options,
         });
       }
-      draft.put({ kind: "approval", key: `approval:${event.requestId}`, seq, runId, requestId: event.requestId, summary: event.summary });
+      draft.put({ kind: "approval", key: `approval:${requestKey(request)}`, seq, runId, requestId: event.requestId, summary: event.summary });
       return;
     }
     case "approval.resolved": {
-      draft.settle(event.requestId);
-      const key = `approval:${event.requestId}`;
+      const request = { runId, requestId: event.requestId };
+      draft.settle(request);
+      const key = `approval:${requestKey(request)}`;
       const prev = draft.get<ApprovalItem>(key);
       const d = event.decision;
       // The option id only when it says more than the decision (Codex's "decline", "acceptForSession").
@@ -295,15 +307,17 @@ function applyRunEvent(draft: Draft, seq: number, event: AgentEvent): void {
       return;
     }
     case "question.requested": {
-      if (!draft.settled.has(event.requestId) && !draft.questions.some((q) => q.requestId === event.requestId)) {
+      const request = { runId, requestId: event.requestId };
+      if (!draft.settled.has(requestKey(request)) && !draft.questions.some((q) => sameRequest(q, request))) {
         draft.questions.push({ runId, requestId: event.requestId, questions: event.questions });
       }
-      draft.put({ kind: "question", key: `question:${event.requestId}`, seq, runId, requestId: event.requestId, prompts: event.questions.map((q) => q.question) });
+      draft.put({ kind: "question", key: `question:${requestKey(request)}`, seq, runId, requestId: event.requestId, prompts: event.questions.map((q) => q.question) });
       return;
     }
     case "question.resolved": {
-      draft.settle(event.requestId);
-      const key = `question:${event.requestId}`;
+      const request = { runId, requestId: event.requestId };
+      draft.settle(request);
+      const key = `question:${requestKey(request)}`;
       const prev = draft.get<QuestionItem>(key);
       draft.put({ kind: "question", key, seq: prev?.seq ?? seq, runId, requestId: event.requestId, prompts: prev?.prompts ?? [], resolution: { answered: event.answered, by: event.by } });
       return;

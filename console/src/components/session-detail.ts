@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import type { Api, ResumeMode } from "../api.js";
 import type { ApprovalAnswer } from "../approvals.js";
 import { followEvents, type StreamStatus } from "../event-stream.js";
-import { applyEntries, EMPTY_TIMELINE, mergePending, type ToolItem } from "../timeline.js";
+import { applyEntries, EMPTY_TIMELINE, mergePending, requestKey, type ToolItem } from "../timeline.js";
 import type { Inspection, SessionView } from "../wire.js";
 import { ApprovalCard } from "./approval-card.js";
 import { Controls, type ControlActions } from "./controls.js";
@@ -118,7 +118,7 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
       ${timeline.approvals.map(
         (approval) =>
           html`<${ApprovalCard}
-            key=${approval.requestId}
+            key=${requestKey(approval)}
             approval=${approval}
             tool=${approval.callId !== undefined ? tools.get(`${approval.runId}:${approval.callId}`) : undefined}
             onAnswer=${(requestId: string, answer: ApprovalAnswer) => run(() => api.approve(id, requestId, answer)).catch(() => undefined)}
@@ -127,7 +127,7 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
       ${timeline.questions.map(
         (pending) =>
           html`<${QuestionForm}
-            key=${pending.requestId}
+            key=${requestKey(pending)}
             pending=${pending}
             onAnswer=${(requestId: string, answers: Record<string, string | string[]>) => run(() => api.answer(id, requestId, answers))}
             onDecline=${(requestId: string) => run(() => api.decline(id, requestId))}

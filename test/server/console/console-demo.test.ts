@@ -31,9 +31,14 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
   });
 
   // A server per test: the demo's scripted model answers turns in order, so one test's interrupted turn must not shift the next one's.
-  beforeEach(async () => {
-    server = await createAttachServer({ stateDir: join(dir, `state-${++servers}`), port: 0, consoleRoot: join(dir, "console") });
+  let stateDir: string;
+  const startServer = async (): Promise<void> => {
+    server = await createAttachServer({ stateDir, port: 0, consoleRoot: join(dir, "console") });
     ({ consoleUrl } = await server.listen());
+  };
+  beforeEach(async () => {
+    stateDir = join(dir, `state-${++servers}`);
+    await startServer();
   });
 
   afterEach(async () => {
@@ -245,6 +250,43 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       await page.getByTestId("approval-card").waitFor();
       await row.getByTestId("session-gate").filter({ hasText: "gate open" }).waitFor();
       expect(await page.locator('[data-testid="timeline-item"][data-kind="session"] [data-notice="session.run_admitted"]').count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("after a restart on the same state, a continued session's new run asks again with the same request id, and the card shows", async () => {
+    const context = await browser.newContext();
+    try {
+      let page = await context.newPage();
+      await page.goto(consoleUrl);
+      await page.getByTestId("create-session").click();
+      await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
+      const sessionId = await page.getByTestId("session-detail").getAttribute("data-session-id");
+      await page.getByLabel("Message", { exact: true }).fill("before the restart");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      await page.getByTestId("approval-card").getByRole("button", { name: "Allow", exact: true }).click();
+      await page.locator('[data-testid="timeline-item"][data-kind="run"][data-status="completed"]').waitFor();
+      await page.close();
+
+      // The demo's script starts over: the next run's request has the id the first run's had.
+      await server.close();
+      await startServer();
+      page = await context.newPage();
+      await page.goto(consoleUrl);
+      await page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).getByTestId("session-select").click();
+      await page.locator('[data-testid="timeline-item"][data-kind="run"][data-status="completed"]').waitFor();
+      await page.getByLabel("Message", { exact: true }).fill("after the restart");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      const card = page.getByTestId("approval-card");
+      await card.waitFor();
+      await card.getByRole("button", { name: "Deny", exact: true }).click();
+      await expect.poll(() => page.locator('[data-testid="timeline-item"][data-kind="run"][data-status="completed"]').count()).toBe(2);
+      // Both runs keep their own approval and outcome.
+      const outcomes = (await page.getByTestId("approval-outcome").allTextContents()).map((t) => t.trim());
+      expect(outcomes).toEqual(["allow", "deny"]);
+      const ids = await page.getByTestId("timeline").locator('[data-testid="timeline-item"][data-kind="approval"]').count();
+      expect(ids).toBe(2);
     } finally {
       await context.close();
     }

@@ -113,6 +113,31 @@ describe("console timeline", () => {
     expect(answered.items[0]).toMatchObject({ resolution: { answered: true, by: "stream" } });
   });
 
+  it("tells apart runs that reuse a request id: each run's request is pending, shown and settled on its own", () => {
+    const ask = (runId: string) => ev("approval.requested", { requestId: "a1", kind: "command", summary: `in ${runId}`, options: [] }, runId);
+    const first = fold([
+      ev("run.started", { driver: "fake", schemaVersion: 1 }, "run_a"),
+      ask("run_a"),
+      ev("approval.resolved", { requestId: "a1", decision: { decision: "allow" }, by: "stream" }, "run_a"),
+      ev("run.completed", { result: { runId: "run_a", status: "completed", text: "", durationMs: 1 } }, "run_a"),
+      ev("question.requested", { requestId: "q1", questions: [{ id: "x", question: "first?" }] }, "run_a"),
+      ev("question.resolved", { requestId: "q1", answered: true, by: "stream" }, "run_a"),
+    ]);
+    expect(first.approvals).toEqual([]);
+    // A later run asks with the same ids (a restarted provider, a scripted agent): pending again.
+    const second = fold([ev("run.started", { driver: "fake", schemaVersion: 1 }, "run_b"), ask("run_b"), ev("question.requested", { requestId: "q1", questions: [{ id: "x", question: "second?" }] }, "run_b")], first);
+    expect(second.approvals.map((a) => [a.runId, a.requestId])).toEqual([["run_b", "a1"]]);
+    expect(second.questions.map((q) => [q.runId, q.requestId])).toEqual([["run_b", "q1"]]);
+    const denied = fold([ev("approval.resolved", { requestId: "a1", decision: { decision: "deny" }, by: "stream" }, "run_b")], second);
+    // Each run keeps its own item and outcome.
+    const outcomes = denied.items.filter((i) => i.kind === "approval").map((i) => [i.runId, i.kind === "approval" ? i.resolution?.outcome : undefined]);
+    expect(outcomes).toEqual([["run_a", "allow"], ["run_b", "deny"]]);
+    expect(denied.questions.map((q) => q.runId)).toEqual(["run_b"]);
+    // /pending naming the new run's request is not mistaken for the settled one of the old run.
+    const merged = mergePending(fold([], first), { approvals: [{ runId: "run_b", requestId: "a1", kind: "command", summary: "s", options: [] }], questions: [] });
+    expect(merged.approvals.map((a) => a.runId)).toEqual(["run_b"]);
+  });
+
   it("adds pending requests only /pending knows of (the log was trimmed)", () => {
     const merged = mergePending(EMPTY_TIMELINE, {
       approvals: [{ runId: "r", requestId: "a9", kind: "command", summary: "s", options: [] }],
