@@ -17,7 +17,8 @@ export type ResumeMode = "continue" | "steer" | "abandon";
 
 export interface Api {
   agents(): Promise<AgentInfo[]>;
-  sessions(): Promise<SessionView[]>;
+  /** The newest `limit` sessions (the server's maximum is 1000). */
+  sessions(limit: number): Promise<SessionView[]>;
   session(id: string): Promise<SessionView>;
   createSession(agent: string): Promise<SessionView>;
   archive(id: string): Promise<SessionView>;
@@ -61,7 +62,7 @@ export function createApi(token: string, base = "api/", doFetch: typeof fetch = 
   }
   return {
     agents: async () => (await call<{ agents: AgentInfo[] }>("GET", `${base}agents`)).agents,
-    sessions: async () => (await call<{ sessions: SessionView[] }>("GET", `${base}sessions`)).sessions,
+    sessions: async (limit) => (await call<{ sessions: SessionView[] }>("GET", `${base}sessions?limit=${limit}`)).sessions,
     session: (id) => call("GET", s(id)),
     createSession: (agent) => call("POST", `${base}sessions`, { agent }),
     archive: (id) => call("POST", `${s(id)}/archive`),

@@ -9,6 +9,8 @@ import { SessionList } from "./session-list.js";
 
 /** How often the session list is refreshed while the page is visible, ms. */
 const LIST_REFRESH_MS = 3000;
+/** Sessions listed: the newest this many (the list says so when there may be more). */
+export const SESSION_LIST_LIMIT = 100;
 
 const STATUS_TEXT: Record<StreamIndicator, string> = {
   idle: "No session selected",
@@ -57,7 +59,7 @@ function Console({ token }: { token: string }): VNode {
     [report],
   );
   const refresh = useCallback(() => {
-    api.sessions().then(setSessions, report);
+    api.sessions(SESSION_LIST_LIMIT).then(setSessions, report);
   }, [api, report]);
 
   useEffect(() => {
@@ -95,7 +97,7 @@ function Console({ token }: { token: string }): VNode {
     ${error !== undefined
       ? html`<div class="error" role="alert" data-testid="error">${error} <button type="button" class="btn-link" onClick=${() => setError(undefined)} aria-label="Dismiss error">×</button></div>`
       : null}
-    <aside><${SessionList} sessions=${sessions} agents=${agents} selected=${selected} onSelect=${setSelected} onCreate=${create} /></aside>
+    <aside><${SessionList} sessions=${sessions} limit=${SESSION_LIST_LIMIT} agents=${agents} selected=${selected} onSelect=${setSelected} onCreate=${create} /></aside>
     <main>
       ${selected !== undefined
         ? html`<${SessionDetail}

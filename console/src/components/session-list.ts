@@ -7,13 +7,15 @@ import type { AgentInfo, SessionView } from "../wire.js";
 
 export interface SessionListProps {
   sessions: readonly SessionView[];
+  /** How many the list asked for: reaching it means older sessions are not shown. */
+  limit: number;
   agents: readonly AgentInfo[];
   selected: string | undefined;
   onSelect(id: string): void;
   onCreate(agent: string): Promise<void>;
 }
 
-export function SessionList({ sessions, agents, selected, onSelect, onCreate }: SessionListProps): VNode {
+export function SessionList({ sessions, limit, agents, selected, onSelect, onCreate }: SessionListProps): VNode {
   const [agent, setAgent] = useState("");
   const [busy, setBusy] = useState(false);
   const chosen = agent !== "" ? agent : (agents[0]?.name ?? "");
@@ -51,5 +53,6 @@ export function SessionList({ sessions, agents, selected, onSelect, onCreate }: 
         </li>`,
       )}
     </ul>
+    ${sessions.length >= limit ? html`<p class="muted" data-testid="session-list-limit">Showing the newest ${limit} sessions; older ones are not listed here.</p>` : null}
   </section>`;
 }

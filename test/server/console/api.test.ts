@@ -46,6 +46,7 @@ describe("console API client", () => {
     const api: Api = createApi("tok-1", base);
     seen.length = 0;
     expect(await api.agents()).toEqual([{ name: "demo", driver: { id: "openai", name: "OpenAI" }, workspace: "/w" }]);
+    await api.sessions(100);
     await api.createSession("demo");
     await api.submit("ses/1", "hello");
     await api.steer("ses/1", "left");
@@ -62,6 +63,7 @@ describe("console API client", () => {
     expect(seen.every((s) => s.auth === "Bearer tok-1")).toBe(true);
     expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
       ["GET", "/api/agents", undefined],
+      ["GET", "/api/sessions?limit=100", undefined],
       ["POST", "/api/sessions", { agent: "demo" }],
       ["POST", "/api/sessions/ses%2F1/submit", { text: "hello" }],
       ["POST", "/api/sessions/ses%2F1/steer", { text: "left" }],
