@@ -1,5 +1,5 @@
 /**
- * The `openai` package is an optional peer dependency, loaded on first use: without it the driver
+ * The `openai` package is loaded on first use: should it be missing (a pruned install) the driver
  * fails with `ExecutableNotFoundError` naming `npm install openai`, before anything is sent.
  */
 import { describe, expect, it } from "vitest";
