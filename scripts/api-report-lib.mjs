@@ -26,6 +26,7 @@ export const REPORTS = Object.freeze([
   Object.freeze({ entry: "agent-adaptor/bridges/otel", config: "api-extractor.otel.json", report: "agent-adaptor-bridges-otel.api.md" }),
   Object.freeze({ entry: "agent-adaptor/bridges/a2a", config: "api-extractor.a2a.json", report: "agent-adaptor-bridges-a2a.api.md" }),
   Object.freeze({ entry: "agent-adaptor/hosttools/slash", config: "api-extractor.slash.json", report: "agent-adaptor-hosttools-slash.api.md" }),
+  Object.freeze({ entry: "agent-adaptor/server", config: "api-extractor.server.json", report: "agent-adaptor-server.api.md" }),
 ]);
 
 /** Identifiers that must never appear in a report. */
