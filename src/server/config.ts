@@ -9,10 +9,11 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
 import { ConfigError } from "../errors/index.js";
 import { SERVER_DRIVER_NAMES } from "./driver-names.js";
+import type { ServerConfig } from "./public-types.js";
 
 const nonEmpty = z.string().min(1);
 
-const agentSchema = z.strictObject({
+export const agentConfigSchema = z.strictObject({
   driver: z.enum(SERVER_DRIVER_NAMES),
   /** Must exist; required except for the `demo` driver (which makes its own). */
   workspace: nonEmpty.optional(),
@@ -50,14 +51,11 @@ export const serverConfigSchema = z.strictObject({
   server: serverSchema.optional(),
   store: storeSchema.optional(),
   agents: z
-    .record(z.string().regex(AGENT_NAME, "an agent name is letters, digits, '_', '.', '-' (at most 64)"), agentSchema)
+    .record(z.string().regex(AGENT_NAME, "an agent name is letters, digits, '_', '.', '-' (at most 64)"), agentConfigSchema)
     .refine((agents) => Object.keys(agents).length > 0, { message: "name at least one agent" }),
 });
 
-/** One configured agent. */
-export type AgentConfig = z.infer<typeof agentSchema>;
-/** The whole configuration (the file's content, validated). */
-export type ServerConfig = z.infer<typeof serverConfigSchema>;
+export type { AgentConfig, ServerConfig } from "./public-types.js";
 
 /** `issues` of a failed parse as `path: message` lines, unknown keys named. */
 function describeIssues(error: z.ZodError): string {

@@ -6,6 +6,8 @@
  */
 import { z } from "@hono/zod-openapi";
 
+export type { PendingApproval, PendingQuestion, SessionView, ThreadView } from "./public-types.js";
+
 const object = z.record(z.string(), z.unknown());
 
 export const errorSchema = z
@@ -69,7 +71,6 @@ export const sessionViewSchema = z
     metadata: z.record(z.string(), z.string()),
   })
   .openapi("SessionView");
-export type SessionView = z.infer<typeof sessionViewSchema>;
 
 export const sessionListSchema = z.object({ sessions: z.array(sessionViewSchema) }).openapi("SessionList");
 
@@ -135,12 +136,10 @@ export const pendingApprovalSchema = z
     options: z.array(z.object({ id: z.string(), label: z.string(), kind: z.string() })),
   })
   .openapi("PendingApproval");
-export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 
 export const pendingQuestionSchema = z
   .object({ runId: z.string(), seq: z.number().int(), requestId: z.string(), questions: z.array(object) })
   .openapi("PendingQuestion");
-export type PendingQuestion = z.infer<typeof pendingQuestionSchema>;
 
 export const pendingSchema = z.object({ approvals: z.array(pendingApprovalSchema), questions: z.array(pendingQuestionSchema) }).openapi("Pending");
 
@@ -161,7 +160,6 @@ export const threadViewSchema = z
     updatedAt: z.string(),
   })
   .openapi("ThreadView");
-export type ThreadView = z.infer<typeof threadViewSchema>;
 
 export const threadListSchema = z.object({ threads: z.array(threadViewSchema) }).openapi("ThreadList");
 export const threadListQuery = z.object({ agent: z.string().min(1).optional(), limit });
