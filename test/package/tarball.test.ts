@@ -40,6 +40,8 @@ const SNIPPETS: Snippet[] = [
   { name: "readme-openai", page: "README.md", containing: "local = createAgent(openai" },
   { name: "readme-resources", page: "README.md", containing: "hostTool({" },
   { name: "readme-sessions", page: "README.md", containing: "createSession(agent" },
+  { name: "readme-server", page: "README.md", containing: "createAttachServer({ config" },
+  { name: "server", page: "docs/server.md", containing: "createAttachServer, loadServerConfig" },
   { name: "sessions", page: "docs/sessions.md", containing: "tenant-42/chat-7" },
   { name: "driver-openai", page: "docs/drivers/openai.md", containing: "agent-adaptor/drivers/openai" },
   { name: "driver-openai-import", page: "docs/drivers/openai.md", containing: "importTranscript(agent" },
