@@ -73,9 +73,13 @@ export function createApp(ctx: RouteContext, options: AppOptions): OpenAPIHono {
 
   app.notFound((c) => c.json(errorBody("not_found", "no such route"), 404));
   app.onError((error, c) => {
-    // hono's own refusals: a body that is not JSON (its validator), one too large.
+    // hono's own refusals: a body that is not JSON (its validator), one too large, one of another media type.
     if (error instanceof HTTPException && error.status === 400) return c.json(errorBody("body_invalid", "the request's body is not valid JSON"), 400);
     if (error instanceof HTTPException && error.status === 413) return c.json(errorBody("body_too_large", "the body is too large"), 413);
+    // A body declared as something else than JSON (or not declared at all) is the client's mistake.
+    if (error instanceof HTTPException && error.status === 415) {
+      return c.json(errorBody("unsupported_media_type", "the body must be JSON: send content-type: application/json"), 415);
+    }
     return errorResponse(c, error, options.log);
   });
   return app;

@@ -18,6 +18,7 @@ export const SERVER_ERROR_STATUS = {
   not_found: 404,
   agent_not_configured: 409,
   body_too_large: 413,
+  unsupported_media_type: 415,
   internal_error: 500,
   server_closing: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;

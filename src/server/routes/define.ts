@@ -10,6 +10,7 @@ export const ERROR_RESPONSES = {
   404: error("Unknown route, session, agent, thread or request (`not_found`, `request_not_pending`)."),
   409: error("A library conflict (`session_archived`, `session_busy`, `thread_busy`, ...)."),
   413: error("The body is larger than the server accepts (`body_too_large`)."),
+  415: error("The body is not declared as `content-type: application/json` (`unsupported_media_type`)."),
   422: error("An answer that does not fit its request (`response_invalid`)."),
   500: error("The server failed (`internal_error`, or a library error's own code)."),
 } as const;
