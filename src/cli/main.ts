@@ -57,6 +57,13 @@ function port(value: string): number {
   return n;
 }
 
+/** A list's `--limit`: what the server accepts (1 to 1000). */
+function listLimit(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > remote.MAX_LIST_LIMIT) throw new InvalidArgumentError(`a limit is an integer from 1 to ${remote.MAX_LIST_LIMIT}`);
+  return n;
+}
+
 function count(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("a count is a non-negative integer");
@@ -119,7 +126,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option("--port <n>", "port (default 7878; 0: any free port)", port)
     .option("--state-dir <dir>", "token file and SQLite store (default: ~/.agent-adaptor)")
     .option("--token-env <name>", "environment variable holding the token to use (default: AGENT_ADAPTOR_TOKEN, else generated and kept in the state directory)")
-    .option("--json", "print {url, consoleUrl} as one JSON line")
+    .option("--print-token", "print the console URL with the token even when stdout is not a terminal, and in --json")
+    .option("--json", "print {url, consoleUrl, tokenFile | tokenEnv} as one JSON line (consoleUrl without the token unless --print-token)")
     .action((flags: import("./serve.js").ServeFlags) =>
       run(async () => {
         const interrupt = interruptSignal();
@@ -154,7 +162,7 @@ function buildProgram(setExit: (code: number) => void): Command {
   const sessions = program.command("sessions").description("the sessions of a running server (see `serve`)");
   remote.remoteOptions(sessions.command("list").description("list sessions, newest first"))
     .option("--state <state>", "only sessions in this state (created, running, idle, sleeping, archived)")
-    .option("--limit <n>", "at most this many", count)
+    .option("--limit <n>", `at most this many (default ${remote.DEFAULT_LIST_LIMIT}, at most ${remote.MAX_LIST_LIMIT}); stderr says when there may be more`, listLimit)
     .action((flags: Parameters<typeof remote.listSessions>[0]) => run(() => remote.listSessions(flags))());
   remote.remoteOptions(sessions.command("show").description("a session's state, gate, queue and cost").argument("<id>", "session id"))
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.showSession(id, flags))());
@@ -175,7 +183,7 @@ function buildProgram(setExit: (code: number) => void): Command {
   const threads = program.command("threads").description("the stored threads of a running server");
   remote.remoteOptions(threads.command("list").description("list threads, newest first"))
     .option("--agent <name>", "only this agent's threads")
-    .option("--limit <n>", "at most this many", count)
+    .option("--limit <n>", `at most this many (default ${remote.DEFAULT_LIST_LIMIT}, at most ${remote.MAX_LIST_LIMIT}); stderr says when there may be more`, listLimit)
     .action((flags: Parameters<typeof remote.listThreads>[0]) => run(() => remote.listThreads(flags))());
   remote.remoteOptions(threads.command("show").description("a thread's record").argument("<id>", "thread id"))
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.showThread(id, flags))());

@@ -47,6 +47,21 @@ interface HistoryTurnView {
 
 const enc = encodeURIComponent;
 
+/** The server's list routes answer at most this many rows per request; without `limit`, its stores' default. */
+export const MAX_LIST_LIMIT = 1000;
+/** What the lists ask for when `--limit` is not given (the stores' own default, asked explicitly). */
+export const DEFAULT_LIST_LIMIT = 100;
+
+/**
+ * A list that filled its limit may have left older rows out: say so on stderr, for a person
+ * (stdout keeps the table or the JSON alone; `--json` callers compare the length themselves).
+ */
+function noteWhenCut(flags: RemoteFlags, what: "session" | "thread", shown: number, limit: number): void {
+  if (flags.json || shown < limit) return;
+  const more = limit < MAX_LIST_LIMIT ? `--limit N shows up to ${MAX_LIST_LIMIT}` : `the server lists at most ${MAX_LIST_LIMIT}`;
+  process.stderr.write(`showing the newest ${shown} ${what}${shown === 1 ? "" : "s"}; there may be more (${more})\n`);
+}
+
 /** Adds `--url`, `--token-env`, `--state-dir` and `--json` to a client command. */
 export function remoteOptions(command: Command): Command {
   return command
@@ -81,11 +96,12 @@ function stateText(view: SessionView): string {
 
 export async function listSessions(flags: RemoteFlags & { state?: string; limit?: number }): Promise<ExitCode> {
   const client = await ApiClient.from(flags);
+  const limit = flags.limit ?? DEFAULT_LIST_LIMIT;
   const query = new URLSearchParams();
   if (flags.state) query.set("state", flags.state);
-  if (flags.limit !== undefined) query.set("limit", String(flags.limit));
-  const body = await client.json<{ sessions: SessionView[] }>("GET", `/sessions${query.size ? `?${query}` : ""}`);
-  return print(flags, body, () => {
+  query.set("limit", String(limit));
+  const body = await client.json<{ sessions: SessionView[] }>("GET", `/sessions?${query}`);
+  const code = print(flags, body, () => {
     if (body.sessions.length === 0) return "no sessions";
     return renderTable(
       ["id", "agent", "state", "gate", "queued", "cost", "tokens", "updated"],
@@ -102,6 +118,8 @@ export async function listSessions(flags: RemoteFlags & { state?: string; limit?
       colors(),
     );
   });
+  noteWhenCut(flags, "session", body.sessions.length, limit);
+  return code;
 }
 
 export function sessionFields(view: SessionView): [string, string][] {
@@ -166,11 +184,12 @@ function threadFields(view: ThreadView): [string, string][] {
 }
 
 export async function listThreads(flags: RemoteFlags & { agent?: string; limit?: number }): Promise<ExitCode> {
+  const limit = flags.limit ?? DEFAULT_LIST_LIMIT;
   const query = new URLSearchParams();
   if (flags.agent) query.set("agent", flags.agent);
-  if (flags.limit !== undefined) query.set("limit", String(flags.limit));
-  const body = await (await ApiClient.from(flags)).json<{ threads: ThreadView[] }>("GET", `/threads${query.size ? `?${query}` : ""}`);
-  return print(flags, body, () => {
+  query.set("limit", String(limit));
+  const body = await (await ApiClient.from(flags)).json<{ threads: ThreadView[] }>("GET", `/threads?${query}`);
+  const code = print(flags, body, () => {
     if (body.threads.length === 0) return "no threads";
     return renderTable(
       ["id", "driver", "leased", "updated"],
@@ -178,6 +197,8 @@ export async function listThreads(flags: RemoteFlags & { agent?: string; limit?:
       colors(),
     );
   });
+  noteWhenCut(flags, "thread", body.threads.length, limit);
+  return code;
 }
 
 export async function showThread(id: string, flags: RemoteFlags): Promise<ExitCode> {

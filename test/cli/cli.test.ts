@@ -131,6 +131,8 @@ describe("agent-adaptor command (built)", () => {
     ["an unknown attach option", ["attach", "s1", "--bogus"], "usage_invalid"],
     ["a missing session id", ["sessions", "attach"], "usage_invalid"],
     ["a bad --limit", ["sessions", "list", "--limit", "x"], "usage_invalid"],
+    ["a --limit of 0", ["sessions", "list", "--limit", "0"], "usage_invalid"],
+    ["a --limit over the server's 1000", ["threads", "list", "--limit", "1001"], "usage_invalid"],
     ["a missing serve --config file", ["serve", "--config", "/nonexistent/agents.toml", "--port", "0"], "config_invalid"],
     ["no server at --url", ["sessions", "list", "--url", "http://127.0.0.1:9"], "server_unreachable"],
     ["an unset --token-env variable", ["sessions", "list", "--token-env", "AA_TEST_UNSET_TOKEN"], "config_invalid"],

@@ -1,8 +1,9 @@
 /**
  * `serve` and the client commands against the real attach server (built CLI as a child, fake
  * driver agents from a config file, port 0, a temporary state directory): the printed console
- * URL, the token file, a session driven end to end, an approval answered by keystrokes in
- * `attach` under a pseudo-terminal, usage errors, and a clean stop on SIGINT.
+ * URL (with the token only on a terminal or with --print-token), the token file, a session driven
+ * end to end, lists that say when they may be cut, an approval answered by keystrokes in `attach`
+ * under a pseudo-terminal, usage errors, and a clean stop on SIGINT.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -49,6 +50,9 @@ interface Serving {
   child: ChildProcess;
   url: string;
   consoleUrl: string;
+  /** The whole JSON line serve printed. */
+  printed: Record<string, unknown>;
+  stdoutLine: string;
   stderr: () => string;
 }
 
@@ -65,8 +69,8 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
       throw new Error(`serve exited ${code}: ${stderr}`);
     }),
   ]);
-  const { url, consoleUrl } = JSON.parse(first) as { url: string; consoleUrl: string };
-  return { child, url, consoleUrl, stderr: () => stderr };
+  const printed = JSON.parse(first) as { url: string; consoleUrl: string };
+  return { child, url: printed.url, consoleUrl: printed.consoleUrl, printed, stdoutLine: first, stderr: () => stderr };
 }
 
 let dir: string;
@@ -105,12 +109,24 @@ async function waitForState(id: string, state: string): Promise<void> {
 }
 
 describe("serve", () => {
-  it("prints {url, consoleUrl} with the token in the fragment, which is the state directory's 0600 token file", async () => {
+  it("--json prints {url, consoleUrl, tokenFile} without the token; the token file is 0600", async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const token = (await readFile(join(stateDir, "token"), "utf8")).trim();
     expect((await stat(join(stateDir, "token"))).mode & 0o777).toBe(0o600);
-    expect(server.consoleUrl).toBe(`${server.url}/#token=${token}`);
+    expect(server.printed).toEqual({ url: server.url, consoleUrl: `${server.url}/`, tokenFile: join(stateDir, "token") });
+    expect(server.stdoutLine).not.toContain(token);
     expect(server.stderr()).not.toContain(token);
+  });
+
+  it("--json --print-token puts the token in consoleUrl's fragment; a given token is named by its variable", async () => {
+    const token = "a-given-token-of-enough-length";
+    const own = await serve(["--state-dir", join(dir, "printed"), "--config", configFile, "--print-token", "--token-env", "MY_SERVE_TOKEN"], { MY_SERVE_TOKEN: token });
+    try {
+      expect(own.printed).toEqual({ url: own.url, consoleUrl: `${own.url}/#token=${token}`, tokenEnv: "MY_SERVE_TOKEN" });
+    } finally {
+      own.child.kill("SIGTERM");
+      await once(own.child, "exit");
+    }
   });
 
   it("drives a session with the client commands: create, submit, show, list, attach --json, threads, archive", async () => {
@@ -185,21 +201,67 @@ describe("serve", () => {
     expect(stderr).toMatch(new RegExp(`^error ${errorCode}: \\S`));
   });
 
-  it("without --json: the URL and the console URL for a person", async () => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--state-dir", join(dir, "human"), "--config", configFile], { stdio: ["ignore", "pipe", "pipe"] });
+  it("without --json, piped (a service's log): the console URL without the token, and where the token is", async () => {
+    const env = { ...process.env };
+    delete env.AGENT_ADAPTOR_TOKEN;
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--state-dir", join(dir, "human"), "--config", configFile], { stdio: ["ignore", "pipe", "pipe"], env });
     try {
-      // Both lines may arrive in one chunk: read them through the iterator, which buffers.
+      // The lines may arrive in one chunk: read them through the iterator, which buffers.
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-      const first = (await lines.next()).value as string;
-      const second = (await lines.next()).value as string;
-      expect(first).toMatch(/^agent-adaptor serve: http:\/\/127\.0\.0\.1:\d+$/);
+      const printed: string[] = [];
+      for (let i = 0; i < 4; i++) printed.push((await lines.next()).value as string);
+      const url = /^agent-adaptor serve: (http:\/\/127\.0\.0\.1:\d+)$/.exec(printed[0]!)?.[1];
+      expect(url).toBeDefined();
       const token = (await readFile(join(dir, "human", "token"), "utf8")).trim();
-      expect(second).toBe(`open the console: ${first.slice("agent-adaptor serve: ".length)}/#token=${token}`);
+      expect(printed.slice(1)).toEqual([
+        `open the console: ${url}/#token=<token>`,
+        `  <token>: the content of ${join(dir, "human", "token")} (the token is printed only on a terminal, or with --print-token)`,
+        "(Ctrl-C stops the server)",
+      ]);
+      expect(printed.join("\n")).not.toContain(token);
     } finally {
       child.kill("SIGTERM");
       const [code] = (await once(child, "exit")) as [number | null];
       expect(code).toBe(0);
     }
+  });
+
+  it("without --json on a terminal: the console URL with the token in its fragment; Ctrl-C stops it with 0", async () => {
+    const own = join(dir, "tty");
+    await using term = TmuxTerminal.start([process.execPath, bin, "serve", "--port", "0", "--state-dir", own, "--config", configFile], {
+      width: 200,
+      env: { AGENT_ADAPTOR_TOKEN: undefined },
+    });
+    const screen = await term.waitFor(/Ctrl-C stops the server/);
+    const url = /agent-adaptor serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)?.[1];
+    const token = (await readFile(join(own, "token"), "utf8")).trim();
+    expect(screen).toContain(`open the console: ${url}/#token=${token}\n`);
+    expect(screen).not.toContain("<token>");
+    term.keys("C-c");
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it("lists say on stderr, never in --json, when they filled their --limit and may be cut", async () => {
+    for (const id of ["cli-l1", "cli-l2"]) expect((await client("sessions", "create", "worker", "--id", id)).code).toBe(0);
+    await client("sessions", "submit", "cli-l2", "hello");
+    await waitForState("cli-l2", "idle");
+
+    const cut = await client("sessions", "list", "--limit", "2");
+    expect(cut.code).toBe(0);
+    expect(cut.stdout.trim().split("\n").slice(1).map((line) => line.split(/\s+/)[0])).toEqual(["cli-l2", "cli-l1"]);
+    expect(cut.stderr).toBe("showing the newest 2 sessions; there may be more (--limit N shows up to 1000)\n");
+
+    const whole = await client("sessions", "list");
+    expect(whole.stdout).toMatch(/^cli-l1\s/m);
+    expect(whole.stderr).toBe("");
+
+    const json = await client("sessions", "list", "--limit", "2", "--json");
+    expect((JSON.parse(json.stdout) as { sessions: unknown[] }).sessions).toHaveLength(2);
+    expect(json.stderr).toBe("");
+
+    const threads = await client("threads", "list", "--limit", "1");
+    expect(threads.stdout.trim().split("\n")).toHaveLength(2);
+    expect(threads.stderr).toBe("showing the newest 1 thread; there may be more (--limit N shows up to 1000)\n");
   });
 
   it("stops cleanly on SIGINT with exit 0", async () => {
