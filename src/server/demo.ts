@@ -11,33 +11,42 @@ import type { Driver } from "../driver/types.js";
 import { openai } from "../drivers/openai/index.js";
 import { startModelServer, type ModelScript } from "../testing/model-server/index.js";
 
-/** Prompts the demo answers before its script runs out (the model server's turns are consumed in order). */
-const DEMO_TURNS = 200;
 export const DEMO_FILE = "hello.txt";
 
+/**
+ * Order-free, so any number of sessions can interleave and an interrupted or denied turn leaves
+ * nothing out of step: rules answer each request on its own, no scripted turn is consumed. A
+ * request called back after the tool ran gets the markdown answer; any other (a new prompt, also
+ * one after an interrupted call, whose result precedes the prompt) gets one shell tool call. The
+ * call ids are the model server's defaults, unique per request. A catch-all rule also means no
+ * request is ever refused, so no refusal can carry a prompt's text into a run's failure.
+ */
 function demoScript(): ModelScript {
-  const turns: ModelScript["turns"] = [];
-  for (let i = 1; i <= DEMO_TURNS; i++) {
-    const callId = `call_demo_${i}`;
-    turns.push(
-      {
-        reply: {
-          reasoning: "The user wants to see a tool call; one shell command writes a file and shows it.",
-          toolCalls: [{ id: callId, name: "bash", arguments: { command: `printf 'hello from the demo agent (${i})\\n' > ${DEMO_FILE} && cat ${DEMO_FILE}` } }],
-          usage: { input_tokens: 120, output_tokens: 18 },
+  return {
+    turns: [],
+    auxiliary: {
+      rules: [
+        {
+          label: "answer once the command ran",
+          match: { endsWithToolResult: true },
+          reply: {
+            text: `## Done\n\nI ran one command in the workspace:\n\n\`\`\`sh\nprintf '…' > ${DEMO_FILE}\n\`\`\`\n\n* it wrote **${DEMO_FILE}** (if you allowed it)\n* this answer comes from the *scripted model server* — no account, no network`,
+            chunkSize: 12,
+            usage: { input_tokens: 160, output_tokens: 40 },
+          },
         },
-      },
-      {
-        match: { toolResultFor: callId },
-        reply: {
-          text: `## Done\n\nI ran one command in the workspace:\n\n\`\`\`sh\nprintf '…' > ${DEMO_FILE}\n\`\`\`\n\n* it wrote **${DEMO_FILE}** (if you allowed it)\n* this answer comes from the *scripted model server* — no account, no network`,
-          chunkSize: 12,
-          usage: { input_tokens: 160, output_tokens: 40 },
+        {
+          label: "ask to run one command",
+          match: {},
+          reply: {
+            reasoning: "The user wants to see a tool call; one shell command writes a file and shows it.",
+            toolCalls: [{ name: "bash", arguments: { command: `printf 'hello from the demo agent\\n' > ${DEMO_FILE} && cat ${DEMO_FILE}` } }],
+            usage: { input_tokens: 120, output_tokens: 18 },
+          },
         },
-      },
-    );
-  }
-  return { turns };
+      ],
+    },
+  };
 }
 
 export interface DemoAgent {

@@ -51,6 +51,29 @@ describe("scripted turns", () => {
     expect(s.requests.map((r) => r.matchedTurn)).toEqual([0, 1, 2]);
   });
 
+  it("match endsWithToolResult: a tool result last, not one followed by a new prompt", async () => {
+    const s = await start({
+      turns: [],
+      auxiliary: {
+        rules: [
+          { match: { endsWithToolResult: true }, reply: { text: "after the tool" } },
+          { match: { endsWithToolResult: false }, reply: { text: "a new prompt" } },
+        ],
+      },
+    });
+    expect(await replyText(await chat(s, "a", "call_1"))).toBe("after the tool");
+    expect(await replyText(await chat(s, "a"))).toBe("a new prompt");
+    // An interrupted call's result stays behind the assistant message; the prompt after it is new.
+    const messages = [
+      { role: "user", content: "a" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_2", type: "function", function: { name: "bash", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "call_2", content: "The call was interrupted before it finished." },
+      { role: "user", content: "b" },
+    ];
+    const res = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", messages }) });
+    expect(await replyText(res)).toBe("a new prompt");
+  });
+
   it("match.nth counts model-turn requests only (auxiliary requests are not counted)", async () => {
     const s = await start({ turns: [{ match: { nth: 1 }, reply: { text: "first" } }, { match: { nth: 2 }, reply: { text: "second" } }] });
     expect(await replyText(await chat(s, "a"))).toBe("first");

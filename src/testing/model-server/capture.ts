@@ -114,3 +114,16 @@ export function pendingToolResults(request: { messages: readonly CapturedMessage
   }
   return ids;
 }
+
+/**
+ * Whether the last message (trailing `system` messages skipped) carries a tool result: after an
+ * interrupted tool call the result stays behind the last assistant message, but a new prompt follows it.
+ */
+export function endsWithToolResult(request: { messages: readonly CapturedMessage[] }): boolean {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i];
+    if (message === undefined || message.role === "system") continue;
+    return message.parts.some((part) => part.type === "tool_result");
+  }
+  return false;
+}

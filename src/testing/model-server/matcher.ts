@@ -2,7 +2,7 @@
  * Turn selection. Turns are consumed in order: each model-turn request is matched against the
  * current step only, so a script reads top to bottom like the conversation it scripts.
  */
-import { lastUserText, pendingToolResults, systemText } from "./capture.js";
+import { endsWithToolResult, lastUserText, pendingToolResults, systemText } from "./capture.js";
 import type { ScriptMatchRule, ScriptTurn } from "./script.js";
 import type { CapturedMessage, ModelDialect } from "./types.js";
 
@@ -28,6 +28,7 @@ export function ruleMatches(rule: ScriptMatchRule | undefined, subject: MatchSub
   }
   if (rule.systemTextContains !== undefined && !systemText(subject).includes(rule.systemTextContains)) return false;
   if (rule.toolResultFor !== undefined && !pendingToolResults(subject).includes(rule.toolResultFor)) return false;
+  if (rule.endsWithToolResult !== undefined && rule.endsWithToolResult !== endsWithToolResult(subject)) return false;
   return true;
 }
 

@@ -20,6 +20,11 @@ export const matchRuleSchema = z.strictObject({
   lastUserTextContains: z.string().optional(),
   /** The request carries, after the last assistant message, a tool result for this call id. */
   toolResultFor: z.string().min(1).optional(),
+  /**
+   * `true`: the request's last message (trailing `system` messages aside) carries a tool result,
+   * i.e. the model is called back after a tool ran rather than for a new prompt; `false`: it does not.
+   */
+  endsWithToolResult: z.boolean().optional(),
   /** The request's dialect, or one of several. */
   dialect: z.union([dialectSchema, z.array(dialectSchema).min(1)]).optional(),
   /** Substring of the system prompt (all `system` messages joined). */

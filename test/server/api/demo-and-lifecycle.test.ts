@@ -1,7 +1,7 @@
 /**
  * The server with no configuration runs the offline demo agent (the scripted model server and
  * the openai() driver): a prompt makes it ask to run a shell command; allowed over HTTP the file
- * appears, denied it does not, interrupted the next prompt is still answered. And `close()` leaves
+ * appears, denied it does not, interrupted the next prompt asks again. And `close()` leaves
  * no child process: a fake agent running its scripts in real child processes, closed with a run in
  * flight and an event stream open.
  */
@@ -44,7 +44,7 @@ describe("the demo agent (no configuration)", () => {
       expect(existsSync(file)).toBe(false);
       expect((await s.api(`/api/sessions/${id}/approvals/${approval.requestId}`, { json: { decision: "allow" } })).status).toBe(200);
       await idle(s, id);
-      expect(readFileSync(file, "utf8")).toBe("hello from the demo agent (1)\n");
+      expect(readFileSync(file, "utf8")).toBe("hello from the demo agent\n");
       const abort = new AbortController();
       const frames = await readFrames(await s.api(`/api/sessions/${id}/events`, { signal: abort.signal }), (f) => f.some((x) => x.event === "run.completed"), abort);
       const completed = frames.find((f) => f.event === "tool.completed");
@@ -59,21 +59,22 @@ describe("the demo agent (no configuration)", () => {
       await idle(s, id);
       expect(existsSync(file)).toBe(false);
 
-      // Interrupted while the approval waits: the next prompt is answered, the one after asks again.
+      // Interrupted while the approval waits: the next prompt asks again, and is answered once allowed.
       await s.api(`/api/sessions/${id}/submit`, { json: { text: "and interrupt" } });
       await approvalOf(s, id);
       await s.api(`/api/sessions/${id}/interrupt`, { method: "POST" });
       await idle(s, id);
       const { lastSeq } = (await (await s.api(`/api/sessions/${id}`)).json()) as { lastSeq: number };
       await s.api(`/api/sessions/${id}/submit`, { json: { text: "after the interrupt" } });
+      const again = await approvalOf(s, id);
+      expect(again.kind).toBe("command");
+      await s.api(`/api/sessions/${id}/approvals/${again.requestId}`, { json: { decision: "allow" } });
       await idle(s, id);
       const cut = new AbortController();
       const after = await readFrames(await s.api(`/api/sessions/${id}/events?after=${lastSeq}`, { signal: cut.signal }), (f) => f.some((x) => x.event === "run.completed" || x.event === "run.failed"), cut);
       expect(after.filter((f) => f.event === "run.failed")).toEqual([]);
-      await s.api(`/api/sessions/${id}/submit`, { json: { text: "in step again" } });
-      expect((await approvalOf(s, id)).kind).toBe("command");
-      await s.api(`/api/sessions/${id}/interrupt`, { method: "POST" });
-      await idle(s, id);
+      expect(JSON.parse(after.filter((f) => f.event === "message.completed").at(-1)!.data!).text).toContain("## Done");
+      expect(readFileSync(file, "utf8")).toBe("hello from the demo agent\n");
     } finally {
       await s.close();
     }
