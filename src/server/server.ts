@@ -18,7 +18,7 @@ import { createApp } from "./app.js";
 import { parseServerConfig, type ServerConfig } from "./config.js";
 import { consoleAssets } from "./console-assets.js";
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost, urlHost } from "./host.js";
-import { SessionHub } from "./sessions.js";
+import { DEFAULT_IDLE_CLOSE_MS, SessionHub } from "./sessions.js";
 import { openStores, type ServerStores } from "./stores.js";
 import { resolveToken } from "./token.js";
 
@@ -39,6 +39,12 @@ export interface AttachServerOptions {
   maxBodyBytes?: number;
   /** Origins allowed to call the API from a browser. Default `config.server.cors`, else none (no CORS headers at all). */
   cors?: { origins: string[] };
+  /**
+   * Close a session after this long without use — no event stream open, no run, no request waiting —
+   * so memory stays bounded and another host sharing the store may take it over; the next request
+   * opens it again. Ms, default 5 minutes. (An archived session is closed at once.)
+   */
+  idleCloseMs?: number;
   /** The built console folder (index.html and assets/). Default: the one shipped beside the server's module. */
   consoleRoot?: string;
   /** Operational lines (never the token). */
@@ -100,6 +106,9 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
   }
   const maxBodyBytes = options.maxBodyBytes ?? config.server?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new ConfigError("maxBodyBytes must be a positive integer");
+  const idleCloseMs = options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS;
+  // A timer cannot wait longer than 2^31 - 1 ms (it would fire at once).
+  if (!Number.isInteger(idleCloseMs) || idleCloseMs <= 0 || idleCloseMs > 2 ** 31 - 1) throw new ConfigError("idleCloseMs must be a positive integer of at most 2147483647");
   const stateDir = resolve(options.stateDir ?? join(homedir(), ".agent-adaptor"));
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const token = await resolveToken(stateDir, options.token, log);
@@ -112,7 +121,7 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
     await stores.close();
     throw error;
   }
-  const hub = new SessionHub(stores.sessions, agents.byName);
+  const hub = new SessionHub(stores.sessions, agents.byName, { idleCloseMs });
   const mounts = new BridgeMounts();
   const closing = new AbortController();
   let consoleApp: Hono | undefined;

@@ -3,9 +3,16 @@
  * store (`openSession`) or created here, with its pending approvals and questions followed from
  * its event log. Every session runs with `onApproval: "stream"` and `onUserInput: "stream"`, so a
  * request waits for an answer over HTTP.
+ *
+ * The hub lets go of what it no longer needs, so memory stays bounded and another host sharing the
+ * store can take a session over: an archived session is closed at once (its event streams end with
+ * the `archived` notice), and a session nobody watches, with no run and no request waiting, is
+ * closed after `idleCloseMs` without use (the next request opens it again).
  */
+import { SessionError } from "../errors/index.js";
 import { createSession, openSession } from "../session/open.js";
-import type { Budget, Session, SessionRecord, SessionRunOptions, SessionState, SessionStatus, SessionStore } from "../session/types.js";
+import type { Budget, Session, SessionEvent, SessionRecord, SessionRunOptions, SessionState, SessionStatus, SessionStore } from "../session/types.js";
+import type { SessionEventLog } from "../bridges/shared/event-source.js";
 import { ApiError, notFound } from "./http-error.js";
 import { PendingRequests, trackPending } from "./pending.js";
 import type { SessionView } from "./schemas.js";
@@ -20,11 +27,29 @@ const THREAD_GUARD_SCAN = 1000;
 
 const RUN_OPTIONS: SessionRunOptions = { onApproval: "stream", onUserInput: "stream" };
 
+/** How long a session nobody uses stays open by default, ms. */
+export const DEFAULT_IDLE_CLOSE_MS = 5 * 60_000;
+
+/** Events read from the store per page when replaying an archived session's log. */
+const REPLAY_PAGE = 500;
+
 export interface LiveSession {
   session: Session;
   agent: string;
   pending: PendingRequests;
   stop: AbortController;
+  /** Event streams open on the session now. */
+  viewers: number;
+  /** Set by every use; the idle check closes the session only after a whole period without one. */
+  used: boolean;
+  /** The log's last seq at the previous idle check (a change is activity too). */
+  seqAtCheck: number;
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
+export interface SessionHubOptions {
+  /** Close a session after this long without use (no viewer, no run, no request waiting), ms. */
+  idleCloseMs?: number;
 }
 
 export interface NewSession {
@@ -39,13 +64,19 @@ export interface NewSession {
 
 export class SessionHub {
   readonly #live = new Map<string, LiveSession>();
-  readonly #opening = new Map<string, Promise<LiveSession>>();
+  readonly #opening = new Map<string, Promise<LiveSession | undefined>>();
+  /** Sessions being closed: opening one again waits until it is. */
+  readonly #releasing = new Map<string, Promise<void>>();
+  readonly #idleCloseMs: number;
   #closed = false;
 
   constructor(
     private readonly store: SessionStore,
     private readonly agents: ReadonlyMap<string, ServedAgent>,
-  ) {}
+    options: SessionHubOptions = {},
+  ) {
+    this.#idleCloseMs = options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS;
+  }
 
   get liveCount(): number {
     return this.#live.size;
@@ -85,11 +116,25 @@ export class SessionHub {
     return this.#adopt(session, served.name);
   }
 
-  /** The live session `id`, opened from the store when this server does not drive it yet. */
+  /**
+   * The live session `id`, opened from the store when this server does not drive it yet. An
+   * archived session is not opened again: `session_archived`.
+   */
   async live(id: string): Promise<LiveSession> {
+    const live = await this.driven(id);
+    if (!live) throw new SessionError("session_archived", "the session is archived");
+    return live;
+  }
+
+  /** Like `live`, but undefined for an archived session (which this server no longer drives). */
+  async driven(id: string): Promise<LiveSession | undefined> {
     this.#assertOpen();
+    await this.#releasing.get(id);
     const live = this.#live.get(id);
-    if (live) return live;
+    if (live) {
+      live.used = true;
+      return live;
+    }
     let opening = this.#opening.get(id);
     if (!opening) {
       opening = this.#open(id).finally(() => this.#opening.delete(id));
@@ -98,9 +143,51 @@ export class SessionHub {
     return opening;
   }
 
-  async #open(id: string): Promise<LiveSession> {
+  /** Archive the session `id` (nothing to do when it is already), then stop driving it. */
+  async archive(id: string): Promise<void> {
+    const live = await this.driven(id);
+    if (!live) return;
+    await live.session.archive();
+    await this.#release(live);
+  }
+
+  /**
+   * What the event stream of session `id` reads: the live log up to the `archived` notice, or, for
+   * a session archived already, its stored log (final: the stream ends after it). An open stream
+   * keeps the session open.
+   */
+  async eventLog(id: string): Promise<SessionEventLog> {
+    const live = await this.driven(id);
+    if (!live) return { events: ({ after = 0 } = {}) => this.#storedLog(id, after) };
+    return { events: (options) => this.#watched(live, options ?? {}) };
+  }
+
+  async *#watched(live: LiveSession, options: { after?: number; signal?: AbortSignal }): AsyncGenerator<SessionEvent> {
+    live.viewers++;
+    try {
+      for await (const entry of live.session.events(options)) {
+        yield entry;
+        if (entry.event.type === "session.state" && entry.event.state === "archived") return;
+      }
+    } finally {
+      live.viewers--;
+      live.used = true;
+    }
+  }
+
+  async *#storedLog(id: string, after: number): AsyncGenerator<SessionEvent> {
+    for (let from = after; ; ) {
+      const page = await this.store.readEvents(id, { after: from, limit: REPLAY_PAGE });
+      yield* page;
+      if (page.length < REPLAY_PAGE) return;
+      from = page[page.length - 1]!.seq;
+    }
+  }
+
+  async #open(id: string): Promise<LiveSession | undefined> {
     const record = await this.store.get(id);
     if (!record) throw notFound("session");
+    if (record.state === "archived") return undefined;
     const name = record.metadata[AGENT_METADATA_KEY];
     const served = name === undefined ? undefined : this.agents.get(name);
     if (!served) throw new ApiError("agent_not_configured", "the session's agent is not configured on this server");
@@ -113,10 +200,61 @@ export class SessionHub {
       void session.close();
       throw new ApiError("server_closing", "the server is closing");
     }
-    const live: LiveSession = { session, agent, pending: new PendingRequests(), stop: new AbortController() };
+    const live: LiveSession = { session, agent, pending: new PendingRequests(), stop: new AbortController(), viewers: 0, used: false, seqAtCheck: session.status().lastSeq };
     this.#live.set(session.id, live);
     void trackPending(session, live.pending, live.stop.signal);
+    this.#armIdle(live);
     return live;
+  }
+
+  #armIdle(live: LiveSession): void {
+    live.idleTimer = setTimeout(() => this.#checkIdle(live), this.#idleCloseMs);
+    live.idleTimer.unref();
+  }
+
+  /** Close the session when nothing used it for a whole period; otherwise look again after another. */
+  #checkIdle(live: LiveSession): void {
+    if (this.#live.get(live.session.id) !== live) return;
+    const status = live.session.status();
+    const waiting = live.pending.snapshot(status.inFlight?.runId);
+    const quiet =
+      !live.used &&
+      live.viewers === 0 &&
+      status.inFlight === undefined &&
+      status.state !== "running" &&
+      waiting.approvals.length === 0 &&
+      waiting.questions.length === 0 &&
+      status.lastSeq === live.seqAtCheck;
+    if (quiet) {
+      void this.#release(live);
+      return;
+    }
+    live.used = false;
+    live.seqAtCheck = status.lastSeq;
+    this.#armIdle(live);
+  }
+
+  /** Stop driving `live`: its event streams end once handed what was logged, the record stays. */
+  #release(live: LiveSession): Promise<void> {
+    const id = live.session.id;
+    if (this.#live.get(id) !== live) return this.#releasing.get(id) ?? Promise.resolve();
+    this.#live.delete(id);
+    clearTimeout(live.idleTimer);
+    const closing = (async () => {
+      await live.session.close().catch(() => undefined);
+      live.stop.abort();
+    })().finally(() => this.#releasing.delete(id));
+    this.#releasing.set(id, closing);
+    return closing;
+  }
+
+  /** The configured agent's name of session `id` (driven or not). */
+  async agentOf(id: string): Promise<string> {
+    const live = this.#live.get(id);
+    if (live) return live.agent;
+    const name = (await this.record(id)).metadata[AGENT_METADATA_KEY];
+    if (name === undefined || !this.agents.has(name)) throw new ApiError("agent_not_configured", "the session's agent is not configured on this server");
+    return name;
   }
 
   async record(id: string): Promise<SessionRecord> {
@@ -200,8 +338,11 @@ export class SessionHub {
     await Promise.allSettled([...this.#opening.values()]);
     const all = [...this.#live.values()];
     this.#live.clear();
-    for (const live of all) live.stop.abort();
-    await Promise.allSettled(all.map((live) => live.session.close()));
+    for (const live of all) {
+      clearTimeout(live.idleTimer);
+      live.stop.abort();
+    }
+    await Promise.allSettled([...all.map((live) => live.session.close()), ...this.#releasing.values()]);
   }
 
   #assertOpen(): void {

@@ -72,12 +72,11 @@ function lifecycleRoutes(app: OpenAPIHono, ctx: RouteContext): void {
   app.openapi(show, async (c) => c.json(await hub.view(c.req.valid("param").id), 200));
   app.openapi(archive, async (c) => {
     const { id } = c.req.valid("param");
-    await (await hub.live(id)).session.archive();
+    await hub.archive(id);
     return c.json(await hub.view(id), 200);
   });
   app.openapi(inspection, async (c) => {
-    const live = await hub.live(c.req.valid("param").id);
-    const agent = hub.agentNamed(live.agent);
+    const agent = hub.agentNamed(await hub.agentOf(c.req.valid("param").id));
     return c.json(await agent.agent.inspect({ signal: c.req.raw.signal }), 200);
   });
   app.openapi(events, async (c) => {
@@ -86,10 +85,10 @@ function lifecycleRoutes(app: OpenAPIHono, ctx: RouteContext): void {
     const fromHeader = parseLastEventId(header);
     if (header !== undefined && fromHeader === undefined) throw new ApiError("query_invalid", "Last-Event-ID must be a session sequence number");
     const from = fromHeader ?? c.req.valid("query").after;
-    const { session } = await hub.live(id);
+    const log = await hub.eventLog(id);
     const signal = AbortSignal.any([c.req.raw.signal, ctx.closing]);
     // The stream's body is typed by the route as text; the SSE bridge writes it.
-    return sseResponse(session, { ...(from !== undefined ? { from } : {}), signal }) as unknown as ReturnType<typeof c.text>;
+    return sseResponse(log, { ...(from !== undefined ? { from } : {}), signal }) as unknown as ReturnType<typeof c.text>;
   });
 }
 
@@ -134,8 +133,9 @@ function controlRoutes(app: OpenAPIHono, { hub }: RouteContext): void {
 /** The requests of the run in flight: what waits, and the answers. */
 function requestRoutes(app: OpenAPIHono, { hub }: RouteContext): void {
   app.openapi(pending, async (c) => {
-    const { session, pending: requests } = await hub.live(c.req.valid("param").id);
-    return c.json(requests.snapshot(session.status().inFlight?.runId), 200);
+    const live = await hub.driven(c.req.valid("param").id);
+    // An archived session has no run in flight, so nothing waits.
+    return c.json(live ? live.pending.snapshot(live.session.status().inFlight?.runId) : { approvals: [], questions: [] }, 200);
   });
   app.openapi(approve, async (c) => {
     const { id, requestId } = c.req.valid("param");
