@@ -2,11 +2,15 @@
  * The optional protocol routes: `POST /api/agents/:name/ag-ui` (an AG-UI `RunAgentInput` in, the
  * run's AG-UI events out as SSE) and the A2A server of an agent at `/api/a2a/:name` (JSON-RPC) with
  * its card at `/api/a2a/:name/.well-known/agent-card.json`. Same bearer token as every /api route.
+ * An AG-UI `threadId` or A2A `contextId` naming the thread of a session that is not archived is
+ * refused (409 `thread_busy`): the session alone runs turns there, past its gate, queue and budget.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
+import { ThreadBusyError } from "../../errors/index.js";
 import type { BridgeMounts } from "../bridge-mounts.js";
-import { notFound } from "../http-error.js";
+import { ApiError, notFound } from "../http-error.js";
+import type { SessionHub } from "../sessions.js";
 import { nameParams } from "../schemas.js";
 import type { RouteContext } from "./context.js";
 import { apiRoute } from "./define.js";
@@ -44,6 +48,29 @@ function replay(request: Request, body: unknown): Request {
 
 type Text = (text: string) => Response;
 
+/**
+ * Whether a session that is not archived drives thread `threadId`: one the hub finds, or the
+ * session of the same id (a session's thread has its id unless created on another).
+ */
+async function sessionDrives(hub: SessionHub, threadId: string): Promise<boolean> {
+  if (await hub.drivesThread(threadId)) return true;
+  try {
+    const record = await hub.record(threadId);
+    return record.threadId === threadId && record.state !== "archived";
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "not_found") return false;
+    throw error;
+  }
+}
+
+const SESSION_THREAD = "a session drives this thread";
+
+const field = (value: unknown, key: string): unknown => (typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined);
+
+async function refuseSessionThread(hub: SessionHub, threadId: unknown): Promise<void> {
+  if (typeof threadId === "string" && threadId !== "" && (await sessionDrives(hub, threadId))) throw new ThreadBusyError(SESSION_THREAD);
+}
+
 export function bridgeRoutes(app: OpenAPIHono, ctx: RouteContext, mounts: BridgeMounts, enabled: { agUi: boolean; a2a: boolean }): void {
   const agent = (name: string) => {
     const served = ctx.agents.get(name);
@@ -54,14 +81,19 @@ export function bridgeRoutes(app: OpenAPIHono, ctx: RouteContext, mounts: Bridge
   // The bridges answer with their own responses (SSE or JSON-RPC); the routes type them as text.
   if (enabled.agUi) {
     app.openapi(agUi, async (c) => {
-      const handle = await mounts.agUi(agent(c.req.valid("param").name));
+      const served = agent(c.req.valid("param").name);
+      await refuseSessionThread(ctx.hub, field(c.req.valid("json"), "threadId"));
+      const handle = await mounts.agUi(served);
       return (await handle(replay(c.req.raw, c.req.valid("json")))) as unknown as ReturnType<Text>;
     });
   }
   if (enabled.a2a) {
     app.openapi(a2aRpc, async (c) => {
       const { name } = c.req.valid("param");
-      const server = await mounts.a2a(agent(name), a2aUrl(c.req.raw, name));
+      const served = agent(name);
+      // A message (SendMessage, SendStreamingMessage) names its conversation in params.message.contextId.
+      await refuseSessionThread(ctx.hub, field(field(field(c.req.valid("json"), "params"), "message"), "contextId"));
+      const server = await mounts.a2a(served, a2aUrl(c.req.raw, name));
       return (await server.fetch(replay(c.req.raw, c.req.valid("json")))) as unknown as ReturnType<typeof c.json>;
     });
     app.openapi(a2aCard, async (c) => {
