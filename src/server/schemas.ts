@@ -110,6 +110,25 @@ export const resumeBody = z
   .strict()
   .openapi("Resume");
 
+export const budgetBody = z
+  .object({
+    usd: z.number().positive().optional().openapi({ description: "Raise the session cost ceiling (`budget.sessionUsd`) by this many USD." }),
+    tokens: z.number().int().positive().optional().openapi({ description: "Raise the session token ceiling (`budget.sessionTokens`) by this many tokens." }),
+  })
+  .strict()
+  .refine((body) => body.usd !== undefined || body.tokens !== undefined, { message: "give usd, tokens or both" })
+  .openapi("AddBudget");
+
+const setting = z.union([z.string().min(1), z.null()]).optional();
+export const configureBody = z
+  .object({
+    model: setting.openapi({ description: "The model of later runs; null: back to the agent's default." }),
+    effort: setting.openapi({ description: "The effort of later runs; null: back to the agent's default." }),
+  })
+  .strict()
+  .refine((body) => body.model !== undefined || body.effort !== undefined, { message: "give model, effort or both" })
+  .openapi("Configure");
+
 export const approvalBody = z
   .union([
     z.object({ decision: z.literal("allow"), scope: z.enum(["once", "session"]).optional(), optionId: z.string().min(1).optional() }).strict(),

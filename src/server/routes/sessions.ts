@@ -27,6 +27,7 @@ import {
 } from "../schemas.js";
 import type { RouteContext } from "./context.js";
 import { apiRoute, json } from "./define.js";
+import { sessionSettingsRoutes } from "./session-settings.js";
 
 const body = <S>(schema: S) => ({ body: { content: { "application/json": { schema } }, required: true } });
 const tags = ["sessions"];
@@ -59,6 +60,7 @@ export function sessionRoutes(app: OpenAPIHono, ctx: RouteContext): void {
   lifecycleRoutes(app, ctx);
   controlRoutes(app, ctx);
   requestRoutes(app, ctx);
+  sessionSettingsRoutes(app, ctx);
 }
 
 /** List, create, show, archive, inspect, and the event stream. */

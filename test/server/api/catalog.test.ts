@@ -105,11 +105,11 @@ describe("OpenAPI document", () => {
       ),
     ].sort();
     expect(documented).toEqual(served);
-    expect(served).toHaveLength(24);
+    expect(served).toHaveLength(27);
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         expect([method, path, Object.keys(operation.responses)]).toEqual([method, path, expect.arrayContaining(["401", "500"])]);
-        if (method === "post" && !/archive|interrupt/.test(path)) expect([path, operation.requestBody]).toEqual([path, expect.anything()]);
+        if (method === "post" && !/archive|interrupt|reset-run-ceiling/.test(path)) expect([path, operation.requestBody]).toEqual([path, expect.anything()]);
       }
     }
     expect(doc.paths["/api/sessions/{id}/events"]!.get!.responses["200"]).toMatchObject({ content: { "text/event-stream": expect.any(Object) } });
