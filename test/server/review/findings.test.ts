@@ -3,12 +3,13 @@
  * answers every prompt of every session the same way (ask to run one command, then answer), however
  * sessions interleave and whatever was interrupted; the thread of a session that is not archived
  * cannot be deleted from under it; the event stream of an archived session ends and the server
- * stops driving it; a body not declared as JSON is a client error, never a 500.
+ * stops driving it; a bridge cannot run turns on a session's thread; a body not declared as JSON is
+ * a client error, never a 500.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readFrames, startServer, tempDir, until, type Frame, type TestServer } from "../api/helpers.js";
+import { fakeConfig, readFrames, startServer, tempDir, until, type Frame, type TestServer } from "../api/helpers.js";
 
 const roots: string[] = [];
 afterAll(() => {
@@ -152,6 +153,24 @@ describe("what the server keeps driving", () => {
       expect(await driven()).toBe(before + 3);
       for (const id of ids) expect((await s.api(`/api/sessions/${id}/archive`, { method: "POST" })).status).toBe(200);
       expect(await driven()).toBe(before);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("refuses an AG-UI run on the thread of a session that is not archived", async () => {
+    const root = tempDir("aa-review-agui-");
+    roots.push(root);
+    const s = await startServer({ config: fakeConfig(root, { server: { agUi: true } }) });
+    try {
+      const id = await created(s, "fake", "review-agui");
+      await s.api(`/api/sessions/${id}/hold`, { json: { reason: "nothing runs now" } });
+      const input = { threadId: id, runId: "r1", messages: [{ id: "m1", role: "user", content: "hello" }], tools: [], context: [], state: {}, forwardedProps: {} };
+      const response = await s.api("/api/agents/fake/ag-ui", { json: input });
+      await response.body?.cancel();
+      expect(response.status).toBe(409);
+      const history = (await (await s.api(`/api/threads/${encodeURIComponent(id)}/history`)).json()) as { turns: unknown[] };
+      expect(history.turns).toEqual([]);
     } finally {
       await s.close();
     }
