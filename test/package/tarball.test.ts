@@ -8,7 +8,7 @@
  *
  * Needs `dist/` (`npx tsc -p tsconfig.build.json`).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -275,4 +275,109 @@ try {
     const { version } = JSON.parse(readFileSync(join(installed(), "package.json"), "utf8")) as { version: string };
     expect(node([join(installed(), manifest.bin["agent-adaptor"]!), "--version"]).stdout).toBe(`${version}\n`);
   });
+});
+
+/** Pids of the live (not zombie) processes in process group `group`. */
+function groupMembers(group: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return state !== "Z" && Number(pgrp) === group;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** SSE frames of a response as they arrive: `{ event, data }`. */
+async function* sseFrames(response: Response): AsyncGenerator<{ event?: string; data?: string }> {
+  let buffer = "";
+  for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let cut: number;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const frame: { event?: string; data?: string } = {};
+      for (const line of buffer.slice(0, cut).split("\n")) {
+        if (line.startsWith("event: ")) frame.event = line.slice(7);
+        else if (line.startsWith("data: ")) frame.data = line.slice(6);
+      }
+      buffer = buffer.slice(cut + 2);
+      yield frame;
+    }
+  }
+}
+
+describe("`agent-adaptor serve` of the installed package, with no configuration", () => {
+  let serve: ChildProcess | undefined;
+  afterAll(() => {
+    // Only when the test failed before the server stopped: nothing of it may outlive the file.
+    if (serve?.pid !== undefined && serve.exitCode === null && serve.signalCode === null) process.kill(-serve.pid, "SIGKILL");
+  });
+
+  it("runs the offline demo agent: a prompt asks to write a file, allowed over HTTP it is written and the run completes; SIGTERM leaves no process", async () => {
+    const stateDir = join(root, "serve-state");
+    const { AGENT_ADAPTOR_TOKEN: _given, ...env } = process.env;
+    // Its own process group, so every process it starts can be found after it exits.
+    const child = spawn(process.execPath, [join(installed(), manifest.bin["agent-adaptor"]!), "serve", "--port", "0", "--json", "--state-dir", stateDir], {
+      cwd: consumer,
+      env: { ...env, HOME: join(root, "home") },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    serve = child;
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+    try {
+      const line = await new Promise<string>((done, fail) => {
+        let out = "";
+        child.stdout!.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes("\n")) done(out.slice(0, out.indexOf("\n")));
+        });
+        child.once("exit", () => fail(new Error(`serve exited before listening: ${stderr}`)));
+      });
+      const { url } = JSON.parse(line) as { url: string };
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const token = readFileSync(join(stateDir, "token"), "utf8").trim();
+      const api = (path: string, json?: unknown): Promise<Response> =>
+        fetch(`${url}${path}`, {
+          method: json === undefined ? "GET" : "POST",
+          headers: { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { "content-type": "application/json" }) },
+          ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+        });
+
+      const { agents } = (await (await api("/api/agents")).json()) as { agents: { name: string; workspace: string }[] };
+      expect(agents.map((agent) => agent.name)).toEqual(["demo"]);
+      const created = await api("/api/sessions", { agent: "demo" });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const abort = new AbortController();
+      const events = await fetch(`${url}/api/sessions/${id}/events`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+      expect((await api(`/api/sessions/${id}/submit`, { text: "write the demo file" })).status).toBe(202);
+
+      const seen: string[] = [];
+      for await (const frame of sseFrames(events)) {
+        if (frame.event === undefined) continue;
+        seen.push(frame.event);
+        if (frame.event === "approval.requested") {
+          const { requestId } = JSON.parse(frame.data!) as { requestId: string };
+          expect((await api(`/api/sessions/${id}/approvals/${encodeURIComponent(requestId)}`, { decision: "allow" })).status).toBe(200);
+        }
+        if (frame.event === "run.failed") throw new Error(`the demo run failed: ${frame.data}`);
+        if (frame.event === "run.completed") break;
+      }
+      abort.abort();
+      expect(seen).toEqual(expect.arrayContaining(["approval.requested", "tool.completed", "message.completed", "run.completed"]));
+      expect(readFileSync(join(agents[0]!.workspace, "hello.txt"), "utf8")).toMatch(/^hello from the demo agent/);
+    } finally {
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(groupMembers(child.pid!)).toEqual([]);
+    }
+  }, 60_000);
 });
