@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAttachServer } from "../../../src/server/index.js";
-import { readFrames, startServer, until, type Frame, type TestServer } from "./helpers.js";
+import { fakeConfig, readFrames, startServer, until, type Frame, type TestServer } from "./helpers.js";
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -119,6 +119,21 @@ describe("idle sessions", () => {
     // The history survived the closes: the approved run completed.
     const events = await readFrames(await s.api("/api/sessions/waiting/events"), (f) => f.some((x) => x.event === "run.completed"));
     expect(events.some((f) => f.event === "run.completed")).toBe(true);
+  });
+
+  it("lets another server on the same store take a session over once the first has closed it", async () => {
+    const a = await server(100);
+    const b = await startServer({ stateDir: a.stateDir, config: fakeConfig(a.workspace) });
+    servers.push(b);
+    await create(a, "handed");
+    const owned = await b.api("/api/sessions/handed/submit", { json: { text: "from b" } });
+    expect(owned.status).toBe(409);
+    expect(((await owned.json()) as { error: { code: string } }).error.code).toBe("session_owned");
+    await until(async () => ((await view(a, "handed")).live ? undefined : true));
+    expect((await b.api("/api/sessions/handed/submit", { json: { text: "from b" } })).status).toBe(202);
+    await until(async () => ((await view(b, "handed")).state === "idle" ? true : undefined));
+    const frames = await readFrames(await b.api("/api/sessions/handed/events"), (f) => f.some((x) => x.event === "run.completed"));
+    expect(frames.some((f) => f.event === "run.completed")).toBe(true);
   });
 
   it("refuses an idle period that is not a positive integer", async () => {
