@@ -53,7 +53,7 @@ describeBrowser("console in Chromium: the offline demo with no configuration", (
 
         const { agents } = await first.api<{ agents: { name: string; workspace: string }[] }>("/api/agents");
         const workspace = agents.find((a) => a.name === "demo")!.workspace;
-        expect(await readFile(join(workspace, "hello.txt"), "utf8")).toBe("hello from the demo agent (1)\n");
+        expect(await readFile(join(workspace, "hello.txt"), "utf8")).toBe("hello from the demo agent\n");
 
         // The answer is markdown, rendered: a heading, a list, emphasis; the reasoning stays folded.
         const answer = timelineItems(page, "message").last().getByTestId("message-body");
