@@ -60,6 +60,7 @@ const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   session_exists: 409,
   thread_busy: 409,
   thread_exists: 409,
+  thread_incompatible: 409,
   lease_lost: 409,
   approval_timeout: 409,
   budget_exhausted: 409,

@@ -237,3 +237,26 @@ describe("sessions", () => {
     expect(listed.sessions.map((v) => v.id)).toContain(id);
   });
 });
+
+describe("a session whose agent changed since", () => {
+  it("answers 409 thread_incompatible when the agent's workspace is not the session's any more", async () => {
+    const first = await startServer();
+    const stateDir = first.stateDir;
+    try {
+      expect((await first.api("/api/sessions", { json: { agent: "fake", id: "moved" } })).status).toBe(201);
+      await first.server.close();
+      // The same state directory, the agent `fake` now in another workspace.
+      const second = await startServer({ stateDir });
+      try {
+        const refused = await second.api("/api/sessions/moved/submit", { json: { text: "hello" } });
+        expect(refused.status).toBe(409);
+        expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("thread_incompatible");
+        expect(second.logs.filter((line) => line.includes("internal error"))).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+  });
+});
