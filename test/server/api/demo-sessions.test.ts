@@ -1,7 +1,8 @@
 /**
  * The demo agent's model answers each request on its own, so sessions never get out of step: two
  * sessions whose approvals are answered in the opposite order both ask and answer, and a prompt
- * after an approval interrupted mid-wait asks again.
+ * after an approval interrupted mid-wait asks again, as does a session continued after a restart
+ * (whose call ids repeat those of before).
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -117,6 +118,38 @@ describe("the demo agent across sessions", () => {
       expectAnswered(await runAfter(s, waiting, fromWaiting));
     } finally {
       await s.close();
+    }
+  });
+
+  it("asks and answers in a session continued after a restart on the same state directory", async () => {
+    const root = tempDir("aa-server-demo-restart-");
+    roots.push(root);
+    const stateDir = join(root, "state");
+    const first = await startServer({ config: undefined, stateDir });
+    let id: string;
+    let before: string;
+    try {
+      id = await created(first);
+      const from = await lastSeq(first, id);
+      await first.api(`/api/sessions/${id}/submit`, { json: { text: "before the restart" } });
+      const approval = await approvalOf(first, id);
+      before = approval.requestId;
+      await first.api(`/api/sessions/${id}/approvals/${approval.requestId}`, { json: { decision: "allow" } });
+      expectAnswered(await runAfter(first, id, from));
+    } finally {
+      await first.close();
+    }
+    // A new model server numbers its call ids from the start again: the conversation repeats one.
+    const second = await startServer({ config: undefined, stateDir });
+    try {
+      const from = await lastSeq(second, id);
+      await second.api(`/api/sessions/${id}/submit`, { json: { text: "after the restart" } });
+      const approval = await approvalOf(second, id);
+      expect(approval.requestId).toBe(before);
+      await second.api(`/api/sessions/${id}/approvals/${approval.requestId}`, { json: { decision: "allow" } });
+      expectAnswered(await runAfter(second, id, from));
+    } finally {
+      await second.close();
     }
   });
 });
