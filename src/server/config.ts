@@ -32,6 +32,8 @@ const serverSchema = z.strictObject({
   agUi: z.boolean().optional(),
   /** Mount each agent's A2A server at `/api/a2a/:name` (needs `@a2a-js/sdk`). */
   a2a: z.boolean().optional(),
+  /** Close a session unused this long, ms (a timer cannot wait longer than 2^31 - 1 ms). */
+  idleCloseMs: z.number().int().positive().max(2 ** 31 - 1).optional(),
 });
 
 const storeSchema = z

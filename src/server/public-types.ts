@@ -27,6 +27,8 @@ export interface ServerConfig {
     agUi?: boolean;
     /** Mount each agent's A2A server at `/api/a2a/:name` (needs `@a2a-js/sdk`). */
     a2a?: boolean;
+    /** Close a session unused this long (no event stream, no run, no request waiting), ms. Default 5 minutes. */
+    idleCloseMs?: number;
   };
   /** Exactly one of `sqlite` (a file) or `postgres` (a URL, tables in `schema`). Default: `<stateDir>/serve.db`. */
   store?: { sqlite?: string; postgres?: string; schema?: string };

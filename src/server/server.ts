@@ -42,7 +42,7 @@ export interface AttachServerOptions {
   /**
    * Close a session after this long without use — no event stream open, no run, no request waiting —
    * so memory stays bounded and another host sharing the store may take it over; the next request
-   * opens it again. Ms, default 5 minutes. (An archived session is closed at once.)
+   * opens it again. Ms, default `config.server.idleCloseMs`, else 5 minutes. (An archived session is closed at once.)
    */
   idleCloseMs?: number;
   /** The built console folder (index.html and assets/). Default: the one shipped beside the server's module. */
@@ -106,7 +106,7 @@ export async function createAttachServer(options: AttachServerOptions = {}): Pro
   }
   const maxBodyBytes = options.maxBodyBytes ?? config.server?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new ConfigError("maxBodyBytes must be a positive integer");
-  const idleCloseMs = options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS;
+  const idleCloseMs = options.idleCloseMs ?? config.server?.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS;
   // A timer cannot wait longer than 2^31 - 1 ms (it would fire at once).
   if (!Number.isInteger(idleCloseMs) || idleCloseMs <= 0 || idleCloseMs > 2 ** 31 - 1) throw new ConfigError("idleCloseMs must be a positive integer of at most 2147483647");
   const stateDir = resolve(options.stateDir ?? join(homedir(), ".agent-adaptor"));

@@ -4,12 +4,12 @@
  * uses is closed after the idle period and opened again on demand, while one with a viewer or a
  * request waiting stays.
  */
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAttachServer } from "../../../src/server/index.js";
-import { fakeConfig, readFrames, startServer, until, type Frame, type TestServer } from "./helpers.js";
+import { createAttachServer, parseServerConfig } from "../../../src/server/index.js";
+import { fakeConfig, readFrames, startServer, tempDir, until, type Frame, type TestServer } from "./helpers.js";
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -143,5 +143,22 @@ describe("idle sessions", () => {
       await expect(createAttachServer({ idleCloseMs, stateDir, port: 0 })).rejects.toThrow(/idleCloseMs/);
     }
     expect(existsSync(stateDir)).toBe(false);
+    expect(() => parseServerConfig({ server: { idleCloseMs: 0 }, agents: { demo: { driver: "demo" } } })).toThrow(/idleCloseMs/);
+  });
+
+  it("takes the idle period from the configuration's [server] idleCloseMs", async () => {
+    const root = tempDir("aa-idle-config-");
+    try {
+      const s = await startServer({ config: fakeConfig(root, { server: { idleCloseMs: 50 } }) });
+      try {
+        await create(s, "configured-idle");
+        await until(async () => ((await view(s, "configured-idle")).live ? undefined : true));
+        expect(await driven(s)).toBe(0);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
