@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AdaptorError, type ErrorCode } from "../errors/index.js";
+import { AdaptorError, BudgetExhaustedError, type ErrorCode } from "../errors/index.js";
 
 /**
  * The codes the server itself answers with (library errors keep their own `ErrorCode`), and the
@@ -76,6 +76,11 @@ export function errorBody(code: ServerErrorCode | ErrorCode, message: string, is
 /** The answer to a thrown error; `log` hears about unexpected ones (by name only). */
 export function errorResponse(c: Context, error: unknown, log: (line: string) => void): Response {
   if (error instanceof ApiError) return c.json(errorBody(error.code, error.message, error.issues), error.status);
+  if (error instanceof BudgetExhaustedError) {
+    // The library's message names its methods; an HTTP client lifts a trip with these routes.
+    const how = error.ceiling.startsWith("session") ? "raise it with POST /api/sessions/:id/budget" : "clear it with POST /api/sessions/:id/reset-run-ceiling";
+    return c.json(errorBody(error.code, `the session's ${error.ceiling} ceiling is tripped: ${how}`), 409);
+  }
   if (AdaptorError.is(error)) {
     const status = STATUS_OF_CODE[error.code] ?? 500;
     return c.json(errorBody(error.code, error.message), status);

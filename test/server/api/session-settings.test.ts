@@ -63,7 +63,12 @@ describe("raising a tripped budget", () => {
     await run("budget-tokens", "spend");
     const tripped = await until(async () => ((await view("budget-tokens")).guardrails.tripped ? view("budget-tokens") : undefined));
     expect(tripped.guardrails).toMatchObject({ spentTokens: 110, tripped: { ceiling: "sessionTokens" } });
-    expect(await error(await s.api("/api/sessions/budget-tokens/submit", { json: { text: "spend" } }))).toEqual({ status: 409, code: "budget_exhausted" });
+    const refused = await s.api("/api/sessions/budget-tokens/submit", { json: { text: "spend" } });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: unknown }).error).toEqual({
+      code: "budget_exhausted",
+      message: "the session's sessionTokens ceiling is tripped: raise it with POST /api/sessions/:id/budget",
+    });
 
     // A ceiling the session was created without cannot be raised; an empty or wrong body is refused.
     expect(await error(await s.api("/api/sessions/budget-tokens/budget", { json: { usd: 1 } }))).toEqual({ status: 400, code: "config_invalid" });
@@ -90,6 +95,8 @@ describe("raising a tripped budget", () => {
     await run("run-ceiling", "spend");
     await until(async () => ((await view("run-ceiling")).guardrails.tripped ? true : undefined));
     expect((await view("run-ceiling")).guardrails.tripped!.ceiling).toBe("runTokens");
+    const refused = await s.api("/api/sessions/run-ceiling/submit", { json: { text: "hello" } });
+    expect([refused.status, ((await refused.json()) as { error: { message: string } }).error.message]).toEqual([409, expect.stringContaining("POST /api/sessions/:id/reset-run-ceiling")]);
     const reset = await s.api("/api/sessions/run-ceiling/reset-run-ceiling", { method: "POST" });
     expect(reset.status).toBe(200);
     expect(((await reset.json()) as View).guardrails.tripped).toBeUndefined();
