@@ -59,7 +59,7 @@ export interface DemoAgent {
 export async function startDemoAgent(stateDir: string, name: string, workspaceGiven?: string): Promise<DemoAgent> {
   const workspace = workspaceGiven ?? join(stateDir, "demo", name, "workspace");
   await mkdir(workspace, { recursive: true, mode: 0o700 });
-  const server = await startModelServer({ script: demoScript(), host: "127.0.0.1", port: 0 });
+  const server = await startModelServer({ script: demoScript(), host: "127.0.0.1", port: 0, keepRequests: 50 });
   const driver = openai({
     baseURL: `${server.url}/v1`,
     api: "chat",

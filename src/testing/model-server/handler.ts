@@ -81,8 +81,9 @@ export interface RequestHandler {
 
 /** Builds the handler for one server: one script position, one request log. */
 // long-function: the handler's helpers share one script player and request log; each helper is short
-export function createRequestHandler(script: ModelScript, requests: CapturedRequest[], closing: AbortSignal): RequestHandler {
+export function createRequestHandler(script: ModelScript, requests: CapturedRequest[], closing: AbortSignal, keepRequests?: number): RequestHandler {
   const models = scriptModels(script);
+  let arrived = 0;
   const player = new ScriptPlayer(script);
 
   async function answer(
@@ -196,7 +197,7 @@ export function createRequestHandler(script: ModelScript, requests: CapturedRequ
       return writeJson(res, 200, target.what === "requests" ? requests : { unusedTurns: player.unusedTurns() });
     }
     const record: CapturedRequest = {
-      index: requests.length,
+      index: arrived++,
       method,
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
@@ -214,6 +215,7 @@ export function createRequestHandler(script: ModelScript, requests: CapturedRequ
       status: 0,
     };
     requests.push(record);
+    if (keepRequests !== undefined && requests.length > keepRequests) requests.splice(0, requests.length - keepRequests);
 
     let body: unknown;
     try {

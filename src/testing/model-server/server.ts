@@ -20,12 +20,17 @@ export interface ModelServerOptions {
   port?: number;
   /** Loopback address to bind: `127.0.0.1` (default), another `127.x.y.z`, `::1` or `localhost`. */
   host?: string;
+  /**
+   * Keep only the newest this many requests in `requests` (a long-lived server, such as a demo,
+   * stays bounded); default: every request.
+   */
+  keepRequests?: number;
 }
 
 export interface ModelServer {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
-  /** Every request received so far, in arrival order (a live array). */
+  /** Every request received so far (the newest `keepRequests` when set), in arrival order (a live array). */
   readonly requests: CapturedRequest[];
   /** Indexes of script turns that have not answered any request yet. */
   unusedTurns(): number[];
@@ -59,9 +64,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const host = loopbackHost(options.host ?? "127.0.0.1");
   const port = checkPort(options.port ?? 0);
   const script = parseModelScript(options.script);
+  const keep = options.keepRequests;
+  if (keep !== undefined && (!Number.isInteger(keep) || keep < 1)) throw new ConfigError(`invalid keepRequests: ${keep}`);
   const requests: CapturedRequest[] = [];
   const closing = new AbortController();
-  const handler = createRequestHandler(script, requests, closing.signal);
+  const handler = createRequestHandler(script, requests, closing.signal, keep);
 
   const server = createServer((req, res) => {
     handler.handle(req, res).catch((error: unknown) => {

@@ -55,7 +55,7 @@ export interface AppliedFault {
 
 /** Everything the server recorded about one request. */
 export interface CapturedRequest {
-  /** 0-based arrival order; equals the position in `requests`. */
+  /** 0-based arrival order; equals the position in `requests` unless `keepRequests` dropped older ones. */
   index: number;
   method: string;
   /** URL path without the query string, e.g. `/v1/messages`. */
