@@ -29,6 +29,10 @@ export interface Api {
   hold(id: string, reason: string): Promise<{ wasRunning: boolean }>;
   pause(id: string, reason: string): Promise<void>;
   resume(id: string, mode: ResumeMode, message?: string): Promise<void>;
+  /** Raise the session's cost and/or token ceilings (clears a tripped session ceiling once above spend). */
+  addBudget(id: string, amount: { usd?: number; tokens?: number }): Promise<SessionView>;
+  /** Clear a tripped run ceiling so the next run may start. */
+  resetRunCeiling(id: string): Promise<SessionView>;
   pending(id: string): Promise<{ approvals: PendingApproval[]; questions: PendingQuestion[] }>;
   approve(id: string, requestId: string, answer: ApprovalAnswer): Promise<void>;
   answer(id: string, requestId: string, answers: Record<string, string | string[]>): Promise<void>;
@@ -73,6 +77,8 @@ export function createApi(token: string, base = "api/", doFetch: typeof fetch = 
     hold: (id, reason) => call("POST", `${s(id)}/hold`, { reason }),
     pause: async (id, reason) => void (await call("POST", `${s(id)}/pause`, { reason })),
     resume: async (id, mode, message) => void (await call("POST", `${s(id)}/resume`, { mode, ...(message !== undefined && message !== "" ? { message } : {}) })),
+    addBudget: (id, amount) => call("POST", `${s(id)}/budget`, amount),
+    resetRunCeiling: (id) => call("POST", `${s(id)}/reset-run-ceiling`),
     pending: (id) => call("GET", `${s(id)}/pending`),
     approve: async (id, requestId, answer) => void (await call("POST", `${s(id)}/approvals/${encodeURIComponent(requestId)}`, answer)),
     answer: async (id, requestId, answers) => void (await call("POST", `${s(id)}/questions/${encodeURIComponent(requestId)}`, { answers })),

@@ -11,6 +11,7 @@ import { followEvents, type StreamStatus } from "../event-stream.js";
 import { applyEntries, EMPTY_TIMELINE, mergePending, requestKey, type ToolItem } from "../timeline.js";
 import type { Inspection, SessionView } from "../wire.js";
 import { ApprovalCard } from "./approval-card.js";
+import { BudgetCard } from "./budget-card.js";
 import { Controls, type ControlActions } from "./controls.js";
 import { InspectionView } from "./inspection-view.js";
 import { QuestionForm } from "./question-form.js";
@@ -115,6 +116,13 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
     </header>
     <${Controls} session=${session} actions=${actions} />
     <div class="pending" aria-live="polite">
+      ${session !== undefined && session.guardrails.tripped !== undefined
+        ? html`<${BudgetCard}
+            guardrails=${session.guardrails}
+            onRaise=${(amount: { usd?: number; tokens?: number }) => after(() => api.addBudget(id, amount))()}
+            onResetRun=${after(() => api.resetRunCeiling(id))}
+          />`
+        : null}
       ${timeline.approvals.map(
         (approval) =>
           html`<${ApprovalCard}

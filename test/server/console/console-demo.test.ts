@@ -291,4 +291,38 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       await context.close();
     }
   });
+
+  it("a tripped token ceiling shows a budget card; raising it from the card lets the next prompt run", async () => {
+    const created = await fetch(new URL("/api/sessions", consoleUrl), {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent: "demo", budget: { sessionTokens: 150 } }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(consoleUrl);
+      await page.locator(`[data-testid="session-row"][data-session-id="${id}"]`).getByTestId("session-select").click();
+      await page.locator('[data-testid="stream-status"][data-state="live"]').waitFor();
+      const input = page.getByLabel("Message", { exact: true });
+      await input.fill("spend past the ceiling");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      await page.getByTestId("approval-card").getByRole("button", { name: "Allow", exact: true }).click();
+      // The run's reported tokens (its two model requests) pass the 150-token ceiling.
+      const card = page.getByTestId("budget-card");
+      await card.waitFor();
+      expect(await card.getAttribute("data-ceiling")).toBe("sessionTokens");
+      await card.getByLabel("Add tokens").fill("100000");
+      await card.getByRole("button", { name: "Raise budget", exact: true }).click();
+      await card.waitFor({ state: "detached" });
+      await input.fill("and again");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      await page.getByTestId("approval-card").waitFor();
+      expect(await page.locator('[data-testid="error"]').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });
