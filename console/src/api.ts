@@ -31,6 +31,8 @@ export interface Api {
   resume(id: string, mode: ResumeMode, message?: string): Promise<void>;
   /** Raise the session's cost and/or token ceilings (clears a tripped session ceiling once above spend). */
   addBudget(id: string, amount: { usd?: number; tokens?: number }): Promise<SessionView>;
+  /** Set the model and effort of later runs (`null`: back to the agent's default; absent: unchanged). */
+  configure(id: string, settings: { model?: string | null; effort?: string | null }): Promise<SessionView>;
   /** Clear a tripped run ceiling so the next run may start. */
   resetRunCeiling(id: string): Promise<SessionView>;
   pending(id: string): Promise<{ approvals: PendingApproval[]; questions: PendingQuestion[] }>;
@@ -79,6 +81,7 @@ export function createApi(token: string, base = "api/", doFetch: typeof fetch = 
     resume: async (id, mode, message) => void (await call("POST", `${s(id)}/resume`, { mode, ...(message !== undefined && message !== "" ? { message } : {}) })),
     addBudget: (id, amount) => call("POST", `${s(id)}/budget`, amount),
     resetRunCeiling: (id) => call("POST", `${s(id)}/reset-run-ceiling`),
+    configure: (id, settings) => call("POST", `${s(id)}/configure`, settings),
     pending: (id) => call("GET", `${s(id)}/pending`),
     approve: async (id, requestId, answer) => void (await call("POST", `${s(id)}/approvals/${encodeURIComponent(requestId)}`, answer)),
     answer: async (id, requestId, answers) => void (await call("POST", `${s(id)}/questions/${encodeURIComponent(requestId)}`, { answers })),

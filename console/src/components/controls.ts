@@ -14,6 +14,8 @@ export interface ControlActions {
   pause(reason: string): Promise<void>;
   resume(mode: ResumeMode, message: string): Promise<void>;
   archive(): Promise<void>;
+  /** Model and effort of later runs; an empty field goes back to the agent's default. */
+  configure(settings: { model: string | null; effort: string | null }): Promise<void>;
 }
 
 export function Controls({ session, actions }: { session: SessionView | undefined; actions: ControlActions }): VNode {
@@ -21,6 +23,8 @@ export function Controls({ session, actions }: { session: SessionView | undefine
   const [reason, setReason] = useState("");
   const [mode, setMode] = useState<ResumeMode>("continue");
   const [resumeMessage, setResumeMessage] = useState("");
+  const [model, setModel] = useState(session?.settings.model ?? "");
+  const [effort, setEffort] = useState(session?.settings.effort ?? "");
   const [busy, setBusy] = useState(false);
   const archived = session?.state === "archived";
   const act = async (work: () => Promise<void>, after?: () => void): Promise<void> => {
@@ -74,5 +78,12 @@ export function Controls({ session, actions }: { session: SessionView | undefine
       <button type="button" class="btn btn-allow" data-testid="resume-button" disabled=${disabled} onClick=${() => act(() => actions.resume(mode, resumeMessage), () => setResumeMessage(""))}>Resume</button>
       <button type="button" class="btn btn-deny" data-testid="archive-button" disabled=${disabled} onClick=${() => act(actions.archive)}>Archive</button>
     </div>
+    <form class="row" onSubmit=${(e: Event) => (e.preventDefault(), act(() => actions.configure({ model: model.trim() || null, effort: effort.trim() || null })))}>
+      <label for="settings-model">Model</label>
+      <input id="settings-model" data-testid="settings-model" type="text" value=${model} placeholder="agent default" onInput=${(e: Event) => setModel((e.currentTarget as HTMLInputElement).value)} />
+      <label for="settings-effort">Effort</label>
+      <input id="settings-effort" data-testid="settings-effort" type="text" value=${effort} placeholder="agent default" onInput=${(e: Event) => setEffort((e.currentTarget as HTMLInputElement).value)} />
+      <button type="submit" class="btn" data-testid="configure-button" disabled=${disabled}>Apply to later runs</button>
+    </form>
   </section>`;
 }

@@ -97,6 +97,7 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
     pause: (reason) => after(() => api.pause(id, reason))(),
     resume: (mode: ResumeMode, message: string) => after(() => api.resume(id, mode, message))(),
     archive: after(() => api.archive(id)),
+    configure: (settings) => after(() => api.configure(id, settings))(),
   };
   const loadInspection = async (): Promise<void> => {
     setInspecting(true);

@@ -61,6 +61,7 @@ describe("console API client", () => {
     await api.decline("ses/1", "q1");
     await api.addBudget("ses/1", { tokens: 1000 });
     await api.resetRunCeiling("ses/1");
+    await api.configure("ses/1", { model: "gpt-5", effort: null });
     await api.archive("ses/1");
     expect(seen.every((s) => s.auth === "Bearer tok-1")).toBe(true);
     expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
@@ -80,6 +81,7 @@ describe("console API client", () => {
       ["POST", "/api/sessions/ses%2F1/questions/q1", { decline: true }],
       ["POST", "/api/sessions/ses%2F1/budget", { tokens: 1000 }],
       ["POST", "/api/sessions/ses%2F1/reset-run-ceiling", undefined],
+      ["POST", "/api/sessions/ses%2F1/configure", { model: "gpt-5", effort: null }],
       ["POST", "/api/sessions/ses%2F1/archive", undefined],
     ]);
     expect(seen.filter((s) => s.body !== undefined).every((s) => s.type === "application/json")).toBe(true);

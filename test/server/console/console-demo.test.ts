@@ -117,6 +117,11 @@ describeBrowser("console in Chromium on the demo agent", (executable) => {
       const unsupported = page.locator('[data-testid="inspection-panel"][data-status="unsupported"]').first();
       expect((await unsupported.getByTestId("panel-reason").textContent())?.length).toBeGreaterThan(0);
 
+      // Later runs' model: applied, reported by a session notice.
+      await page.getByLabel("Model", { exact: true }).fill("another-model");
+      await page.getByRole("button", { name: "Apply to later runs", exact: true }).click();
+      await page.locator('[data-testid="timeline-item"][data-kind="session"] [data-notice="session.configured"]').filter({ hasText: "model another-model" }).waitFor();
+
       // Archived: the stream ends and the controls are disabled.
       await page.getByRole("button", { name: "Archive", exact: true }).click();
       await page.locator('[data-testid="stream-status"][data-state="ended"]').waitFor();
