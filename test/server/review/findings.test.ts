@@ -3,8 +3,8 @@
  * answers every prompt of every session the same way (ask to run one command, then answer), however
  * sessions interleave and whatever was interrupted; the thread of a session that is not archived
  * cannot be deleted from under it; the event stream of an archived session ends and the server
- * stops driving it; a bridge cannot run turns on a session's thread; a body not declared as JSON is
- * a client error, never a 500.
+ * stops driving it; a bridge cannot run turns on a session's thread; a tripped budget can be raised
+ * over HTTP; a body not declared as JSON is a client error, never a 500.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -171,6 +171,33 @@ describe("what the server keeps driving", () => {
       expect(response.status).toBe(409);
       const history = (await (await s.api(`/api/threads/${encodeURIComponent(id)}/history`)).json()) as { turns: unknown[] };
       expect(history.turns).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("a tripped budget", () => {
+  it("names the route that lifts it, and raising it over HTTP lets the session run again", async () => {
+    const root = tempDir("aa-review-budget-");
+    roots.push(root);
+    const s = await startServer({ config: undefined, stateDir: join(root, "state") });
+    try {
+      const id = "review-budget";
+      expect((await s.api("/api/sessions", { json: { agent: "demo", id, budget: { sessionTokens: 1 } } })).status).toBe(201);
+      await s.api(`/api/sessions/${id}/submit`, { json: { text: "hello" } });
+      await until(async () => (((await (await s.api(`/api/sessions/${id}`)).json()) as { guardrails: { tripped?: unknown } }).guardrails.tripped ? true : undefined));
+      await until(async () => (((await (await s.api(`/api/sessions/${id}`)).json()) as { state: string }).state === "idle" ? true : undefined));
+      const refused = await s.api(`/api/sessions/${id}/submit`, { json: { text: "again" } });
+      expect(refused.status).toBe(409);
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("budget_exhausted");
+      expect(error.message).toContain("/budget");
+      expect(error.message).not.toContain("addBudget()");
+      expect((await s.api(`/api/sessions/${id}/budget`, { json: { tokens: 100_000 } })).status).toBe(200);
+      expect((await s.api(`/api/sessions/${id}/submit`, { json: { text: "again" } })).status).toBe(202);
+      expect((await approvalOf(s, id)).kind).toBe("command");
+      await s.api(`/api/sessions/${id}/interrupt`, { method: "POST" });
     } finally {
       await s.close();
     }
