@@ -70,6 +70,9 @@ function count(value: string): number {
   return n;
 }
 
+/** Wraps a command's action so its exit code reaches `main`. */
+type Runner = (action: () => Promise<number>) => () => Promise<void>;
+
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command("agent-adaptor")
     .description("Drive coding agents through one provider-neutral API.")
@@ -79,10 +82,19 @@ function buildProgram(setExit: (code: number) => void): Command {
     .configureOutput({ outputError: (message, write) => write(message.replace(/^error: /, `error ${USAGE_INVALID}: `)) })
     .showHelpAfterError()
     .addHelpText("after", `${EXIT_CODES_HELP}\n\nDocumentation: docs/cli.md`);
-  const run = (action: () => Promise<number>) => async () => setExit(await action());
+  const run: Runner = (action) => async () => setExit(await action());
   // A subcommand's help also lists --debug and --version.
   program.configureHelp({ showGlobalOptions: true });
 
+  addLocalCommands(program, run);
+  addServeCommand(program, run);
+  addRemoteCommands(program, run);
+  addToolCommands(program, run);
+  return program;
+}
+
+/** `drivers`, `inspect` and `run`: commands that need no server. */
+function addLocalCommands(program: Command, run: Runner): void {
   program
     .command("drivers")
     .description("list the drivers this command can use")
@@ -118,6 +130,10 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option("--json", "print events as JSON lines")
     .action((prompt: string, flags: RunFlags) => run(() => runCommand(prompt, flags))());
 
+}
+
+/** `serve`: the attach server until Ctrl-C. */
+function addServeCommand(program: Command, run: Runner): void {
   program
     .command("serve")
     .description("serve the attach server: HTTP API, web console and live event streams, until Ctrl-C")
@@ -140,6 +156,10 @@ function buildProgram(setExit: (code: number) => void): Command {
       })(),
     );
 
+}
+
+/** `sessions`, `attach` and `threads`: clients of a running server. */
+function addRemoteCommands(program: Command, run: Runner): void {
   const attachAction = (id: string, flags: import("./attach.js").AttachFlags) =>
     run(async () => {
       const interrupt = interruptSignal();
@@ -194,6 +214,10 @@ function buildProgram(setExit: (code: number) => void): Command {
   remote.remoteOptions(threads.command("delete").description("delete a thread that no live session holds").argument("<id>", "thread id"))
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.deleteThread(id, flags))());
 
+}
+
+/** `demo` and `testing`. */
+function addToolCommands(program: Command, run: Runner): void {
   program
     .command("demo")
     .description("one real agent turn, offline: the Codex CLI against the scripted model server")
@@ -223,7 +247,6 @@ function buildProgram(setExit: (code: number) => void): Command {
       await runModelServerCommand(flags.port === undefined ? { script: flags.script } : { script: flags.script, port: flags.port }, io);
     });
 
-  return program;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -15,3 +15,4 @@ export { DEFAULT_HOST, DEFAULT_PORT } from "./host.js";
 export { SERVER_ERROR_STATUS } from "./http-error.js";
 export type { ErrorBody, ServerErrorCode } from "./http-error.js";
 export type { PendingApproval, PendingQuestion, SessionView, ThreadView } from "./schemas.js";
+export type { GateState, SessionState } from "../session/types.js";
