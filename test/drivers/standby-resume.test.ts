@@ -76,6 +76,9 @@ describe("codex: the standby and thread resume", () => {
     try {
       const thread = await agent.startThread();
       await thread.run("hello");
+      // The first run's process retires in the background (issue #14 item 3): gone before the
+      // standby starts, so the only live process is the standby.
+      await expect.poll(() => driver.processes().live, { timeout: 5_000 }).toEqual([]);
       await agent.prepare();
       const standbyPid = driver.processes().live[0]!;
       await thread.run("hello again");
