@@ -1,11 +1,12 @@
 /**
- * Errors as the API answers them: `{ error: { code, message, issues? } }` with a status chosen by
- * the code. A library `AdaptorError` keeps its code and (already redacted) message; anything else
- * is a generic 500 that names nothing.
+ * Errors as the API answers them: `{ error: { code, message, issues?, details? } }` with a status
+ * chosen by the code. A library `AdaptorError` keeps its code and (already redacted) message with
+ * host paths replaced (hide-paths.ts); anything else is a generic 500 that names nothing.
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AdaptorError, BudgetExhaustedError, type ErrorCode } from "../errors/index.js";
+import { AdaptorError, BudgetExhaustedError, ThreadIncompatibleError, type ErrorCode, type ThreadMismatch } from "../errors/index.js";
+import { clientMismatch, hidePaths } from "./hide-paths.js";
 
 /**
  * The codes the server itself answers with (library errors keep their own `ErrorCode`), and the
@@ -26,7 +27,13 @@ export const SERVER_ERROR_STATUS = {
 export type ServerErrorCode = keyof typeof SERVER_ERROR_STATUS;
 
 export interface ErrorBody {
-  error: { code: string; message: string; issues?: { path: string; message: string }[] };
+  error: {
+    code: string;
+    message: string;
+    issues?: { path: string; message: string }[];
+    /** `thread_incompatible`: each differing setting, a path-valued one (the workspace) as `<path>`. */
+    details?: { mismatches: ThreadMismatch[] };
+  };
 }
 
 /** A refusal of the server itself (an unknown id, a bad body): its status, code and message are the answer. */
@@ -69,8 +76,21 @@ const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   store_unavailable: 503,
 };
 
-export function errorBody(code: ServerErrorCode | ErrorCode, message: string, issues?: ErrorBody["error"]["issues"]): ErrorBody {
-  return { error: { code, message, ...(issues ? { issues } : {}) } };
+export function errorBody(code: ServerErrorCode | ErrorCode, message: string, issues?: ErrorBody["error"]["issues"], details?: ErrorBody["error"]["details"]): ErrorBody {
+  return { error: { code, message, ...(issues ? { issues } : {}), ...(details ? { details } : {}) } };
+}
+
+/** The body of a library error: its message without host paths; a thread mismatch's values rebuilt from their client form. */
+function adaptorErrorBody(error: AdaptorError): ErrorBody {
+  if (!(error instanceof ThreadIncompatibleError)) return errorBody(error.code, hidePaths(error.message));
+  const mismatches = error.mismatches.map(clientMismatch);
+  return errorBody(error.code, `the thread is incompatible with this agent: ${mismatches.map(describeMismatch).join("; ")}`, undefined, { mismatches });
+}
+
+// The library's wording (errors/index.ts), over the client's values.
+function describeMismatch(m: ThreadMismatch): string {
+  if (m.recorded === "(unknown)" && m.current === "(unknown)") return `${m.dimension} differs`;
+  return `${m.dimension} differs (${m.setting}: recorded ${JSON.stringify(m.recorded)}, now ${JSON.stringify(m.current)})`;
 }
 
 /** The answer to a thrown error; `log` hears about unexpected ones (by name only). */
@@ -83,7 +103,7 @@ export function errorResponse(c: Context, error: unknown, log: (line: string) =>
   }
   if (AdaptorError.is(error)) {
     const status = STATUS_OF_CODE[error.code] ?? 500;
-    return c.json(errorBody(error.code, error.message), status);
+    return c.json(adaptorErrorBody(error), status);
   }
   log(`internal error answering ${c.req.method} ${c.req.routePath}: ${error instanceof Error ? error.name : typeof error}`);
   return c.json(errorBody("internal_error", "the server failed to answer the request"), 500);

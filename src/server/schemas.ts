@@ -16,6 +16,9 @@ export const errorSchema = z
       code: z.string(),
       message: z.string(),
       issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      details: z
+        .object({ mismatches: z.array(z.object({ dimension: z.string(), setting: z.string(), recorded: z.string(), current: z.string() })) })
+        .optional(),
     }),
   })
   .openapi("Error");
@@ -65,6 +68,7 @@ export const sessionViewSchema = z
     settings: z.object({ model: z.string().optional(), effort: z.string().optional() }),
     threadId: z.string(),
     lastSeq: z.number().int(),
+    nativeCommands: z.array(z.object({ name: z.string(), description: z.string().optional(), argumentHint: z.string().optional() })).optional(),
     live: z.boolean().openapi({ description: "Whether this server drives the session now (it is opened on demand)." }),
     createdAt: z.string(),
     updatedAt: z.string(),
