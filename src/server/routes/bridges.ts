@@ -3,11 +3,13 @@
  * run's AG-UI events out as SSE) and the A2A server of an agent at `/api/a2a/:name` (JSON-RPC) with
  * its card at `/api/a2a/:name/.well-known/agent-card.json`. Same bearer token as every /api route.
  * An AG-UI `threadId` or A2A `contextId` naming the thread of a session that is not archived is
- * refused (409 `thread_busy`): the session alone runs turns there, past its gate, queue and budget.
+ * refused (409 `thread_busy`), and so is an A2A message naming only a task of such a context: the
+ * session alone runs turns there, past its gate, queue and budget.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import { ThreadBusyError } from "../../errors/index.js";
+import type { A2AServer } from "../../bridges/a2a/server/server.js";
 import type { BridgeMounts } from "../bridge-mounts.js";
 import { ApiError, notFound } from "../http-error.js";
 import type { SessionHub } from "../sessions.js";
@@ -71,6 +73,26 @@ async function refuseSessionThread(hub: SessionHub, threadId: unknown): Promise<
   if (typeof threadId === "string" && threadId !== "" && (await sessionDrives(hub, threadId))) throw new ThreadBusyError(SESSION_THREAD);
 }
 
+const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/**
+ * The thread an A2A message runs on: its `contextId`, or, for a message naming only its task, the
+ * context of that task, which the A2A server answers `GetTask` with (an unknown task: none, and
+ * the server refuses the message itself).
+ */
+async function a2aThread(server: A2AServer, request: Request, params: unknown): Promise<string | undefined> {
+  const message = field(params, "message");
+  const contextId = nonEmpty(field(message, "contextId"));
+  const taskId = nonEmpty(field(message, "taskId"));
+  if (contextId !== undefined || taskId === undefined) return contextId;
+  const tenant = nonEmpty(field(params, "tenant"));
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  const body = { jsonrpc: "2.0", id: "context-of-task", method: "GetTask", params: { id: taskId, historyLength: 0, ...(tenant !== undefined ? { tenant } : {}) } };
+  const answer: unknown = await (await server.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(body) }))).json();
+  return nonEmpty(field(field(answer, "result"), "contextId"));
+}
+
 export function bridgeRoutes(app: OpenAPIHono, ctx: RouteContext, mounts: BridgeMounts, enabled: { agUi: boolean; a2a: boolean }): void {
   const agent = (name: string) => {
     const served = ctx.agents.get(name);
@@ -91,9 +113,10 @@ export function bridgeRoutes(app: OpenAPIHono, ctx: RouteContext, mounts: Bridge
     app.openapi(a2aRpc, async (c) => {
       const { name } = c.req.valid("param");
       const served = agent(name);
-      // A message (SendMessage, SendStreamingMessage) names its conversation in params.message.contextId.
-      await refuseSessionThread(ctx.hub, field(field(field(c.req.valid("json"), "params"), "message"), "contextId"));
       const server = await mounts.a2a(served, a2aUrl(c.req.raw, name));
+      // A message (SendMessage, SendStreamingMessage) names its conversation in params.message:
+      // its contextId, or the task it continues, whose context may have become a session's thread since.
+      await refuseSessionThread(ctx.hub, await a2aThread(server, c.req.raw, field(c.req.valid("json"), "params")));
       return (await server.fetch(replay(c.req.raw, c.req.valid("json")))) as unknown as ReturnType<typeof c.json>;
     });
     app.openapi(a2aCard, async (c) => {

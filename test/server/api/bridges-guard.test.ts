@@ -1,6 +1,7 @@
 /**
  * The protocol endpoints never run on the thread of a session that is not archived: an AG-UI
- * `threadId` or an A2A `contextId` naming it is refused with 409 `thread_busy`, nothing runs there
+ * `threadId`, an A2A `contextId`, or an A2A message naming only a task of that context, is
+ * refused with 409 `thread_busy`, nothing runs there
  * (even with the session's gate closed), while new thread ids and the thread of an archived
  * session are served.
  */
@@ -85,5 +86,33 @@ describe("A2A", () => {
     expect(answer.error).toBeUndefined();
     expect(answer.result).toBeDefined();
     expect(await turns("a2a-only-context")).toHaveLength(1);
+  });
+});
+
+describe("A2A by task id", () => {
+  it("refuses a message naming only the task of a context that became a session's thread", async () => {
+    const context = "guard-a2a-task";
+    const ask = { jsonrpc: "2.0", id: 2, method: "SendMessage", params: { message: { messageId: "m-task-1", contextId: context, role: "ROLE_USER", parts: [{ text: "please approve" }] } } };
+    const first = (await (await s.api("/api/a2a/fake", { json: ask, headers: A2A_HEADERS })).json()) as { result?: { task?: { id: string; contextId: string; status?: { state?: string } } } };
+    const task = first.result?.task;
+    expect(task?.contextId).toBe(context);
+    expect(task?.status?.state).toBe("TASK_STATE_INPUT_REQUIRED");
+
+    await created(context);
+    const byTask = { jsonrpc: "2.0", id: 3, method: "SendMessage", params: { message: { messageId: "m-task-2", taskId: task!.id, role: "ROLE_USER", parts: [{ text: "allow" }] } } };
+    await refused(await s.api("/api/a2a/fake", { json: byTask, headers: A2A_HEADERS }));
+    const streaming = { ...byTask, id: 4, method: "SendStreamingMessage" };
+    await refused(await s.api("/api/a2a/fake", { json: streaming, headers: A2A_HEADERS }));
+    // The answer was not delivered: the task still waits for it.
+    const get = { jsonrpc: "2.0", id: 5, method: "GetTask", params: { id: task!.id } };
+    const now = (await (await s.api("/api/a2a/fake", { json: get, headers: A2A_HEADERS })).json()) as { result?: { status?: { state?: string } } };
+    expect(now.result?.status?.state).toBe("TASK_STATE_INPUT_REQUIRED");
+  });
+
+  it("passes a message naming an unknown task on to the A2A server, which refuses it", async () => {
+    const byTask = { jsonrpc: "2.0", id: 6, method: "SendMessage", params: { message: { messageId: "m-task-3", taskId: "no-such-task", role: "ROLE_USER", parts: [{ text: "hi" }] } } };
+    const response = await s.api("/api/a2a/fake", { json: byTask, headers: A2A_HEADERS });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { error?: { message?: string } }).error?.message).toContain("no-such-task");
   });
 });
