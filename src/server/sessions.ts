@@ -11,6 +11,7 @@
  */
 import { SessionError } from "../errors/index.js";
 import { createSession, openSession } from "../session/open.js";
+import { compareNewestFirst } from "../session/stores/common.js";
 import type { Budget, Session, SessionEvent, SessionRecord, SessionRunOptions, SessionState, SessionStatus, SessionStore } from "../session/types.js";
 import type { SessionEventLog } from "../bridges/shared/event-source.js";
 import { ApiError, notFound } from "./http-error.js";
@@ -21,6 +22,9 @@ import type { ServedAgent } from "./agents.js";
 /** The metadata key the agent's name is kept under (the record knows only the driver). */
 export const AGENT_METADATA_KEY = "agent-adaptor.agent";
 const RESERVED_PREFIX = "agent-adaptor.";
+
+/** The sessions a list answers without a `limit` (the stores' own default, docs/server.md). */
+const DEFAULT_LIST_LIMIT = 100;
 
 /** How many stored sessions (newest first) a thread deletion checks for one driving the thread. */
 const THREAD_GUARD_SCAN = 1000;
@@ -269,10 +273,19 @@ export class SessionHub {
   }
 
   async list(options: { state?: SessionState; limit?: number }): Promise<SessionView[]> {
-    const records = await this.store.list({ ...(options.state ? { state: options.state } : {}), ...(options.limit ? { limit: options.limit } : {}) });
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    const { state } = options;
+    if (state === undefined) return Promise.all((await this.store.list({ limit })).map((record) => this.#view(record)));
+    // A live session's state may be ahead of its stored record, and the filter holds for the state
+    // shown. Only live sessions can differ, so the store is asked for that many more (enough to
+    // fill the page when that many match), and live sessions that match only now are added.
+    const stored = await this.store.list({ state, limit: limit + this.#live.size });
+    const listed = new Set(stored.map((record) => record.id));
+    const movedIn = [...this.#live.values()].filter((live) => !listed.has(live.session.id) && live.session.status().state === state);
+    const added = await Promise.all(movedIn.map((live) => this.store.get(live.session.id)));
+    const records = [...stored, ...added.filter((record) => record !== undefined)].sort(compareNewestFirst);
     const views = await Promise.all(records.map((record) => this.#view(record)));
-    // A live session's state may be ahead of its stored record: the filter holds for what is shown.
-    return options.state ? views.filter((view) => view.state === options.state) : views;
+    return views.filter((view) => view.state === state).slice(0, limit);
   }
 
   async #view(record: SessionRecord): Promise<SessionView> {
