@@ -90,22 +90,24 @@ export class HostTools {
     };
     const held = new Set<Endpoint>();
     let heldEndpoint = false;
-    const hold = (endpoint: Endpoint) => {
-      if (ended.signal.aborted) return;
-      endpoint.bind(binding);
+    const hold = (endpoint: Endpoint): Promise<void> => {
+      if (ended.signal.aborted) return Promise.resolve();
+      const relisted = endpoint.bind(binding);
       held.add(endpoint);
       heldEndpoint = true;
+      return relisted;
     };
     const link: RunHostTools["link"] = {
       serverName: HOST_TOOLS_SERVER_NAME,
       open: async () => {
         const { endpoint, view } = await this.#server.open();
-        hold(endpoint);
+        // A new endpoint has no session yet: nothing to wait for.
+        void hold(endpoint);
         return view;
       },
-      bind: (view: HostToolsEndpoint) => {
+      bind: async (view: HostToolsEndpoint) => {
         const endpoint = this.#server.endpointOf(view);
-        if (endpoint) hold(endpoint);
+        if (endpoint) await hold(endpoint);
       },
     };
     const release = () => {

@@ -223,9 +223,12 @@ export interface RunRequest {
    * Present when the agent has host tools or the run adds services (`CallOptions.services`).
    * A driver launching a process opens an endpoint bound to this run; a driver continuing on a
    * claimed standby or warm writer binds that process's endpoint to this run instead. Core
-   * unbinds at the run's end and aborts handlers still running.
+   * unbinds at the run's end and aborts handlers still running. When the binding changes the
+   * tools listed (the run's services), `bind` resolves once the process has listed them again
+   * after the `tools/list_changed` announcement (bounded: at most two seconds; never rejects): a
+   * driver whose provider re-lists on that announcement awaits it before sending the prompt.
    */
-  hostTools?: HostToolsLink & { bind(endpoint: HostToolsEndpoint): void };
+  hostTools?: HostToolsLink & { bind(endpoint: HostToolsEndpoint): Promise<void> };
   /**
    * The caller's W3C trace context (`CallOptions.traceContext`). A driver that launches a process
    * for this run passes it as `TRACEPARENT` / `TRACESTATE` in the child's environment, so a

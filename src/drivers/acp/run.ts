@@ -142,7 +142,8 @@ async function hostToolsEndpoint(request: Pick<RunRequest, "hostTools">, connect
   if (link === undefined) return undefined;
   const kept = connection.hostTools;
   if (kept !== undefined) {
-    link.bind(kept);
+    // An agent that re-lists on the announcement of the run's services has them before the prompt.
+    await link.bind(kept);
     return kept;
   }
   const opened = await link.open();

@@ -244,7 +244,8 @@ class CodexDriverImpl extends ProcessBackedDriver<CodexConnection> implements Co
     if (connection === undefined || request.hostTools === undefined) return connection;
     const endpoint = connection.resources.hostTools;
     if (endpoint !== undefined) {
-      request.hostTools.bind(endpoint);
+      // Not awaited: Codex does not re-list on the announcement (a writer's tools are checked below).
+      void request.hostTools.bind(endpoint);
       if (!(standby instanceof Writer) || (await writerOffersTools(connection, standby.session, endpoint, signal))) return connection;
     }
     if (standby instanceof Writer) {

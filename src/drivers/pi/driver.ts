@@ -267,7 +267,8 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
       await connection.close();
       return undefined;
     }
-    request.hostTools.bind(endpoint);
+    // Not awaited: the extension lists the tools again before every prompt, not on the announcement.
+    void request.hostTools.bind(endpoint);
     return connection;
   }
 

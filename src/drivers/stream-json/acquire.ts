@@ -31,8 +31,9 @@ export async function acquireProcess(launcher: Launcher, owner: object, request:
   const unbound = reusable && resume === undefined && request.standby instanceof StreamJsonStandby ? request.standby : undefined;
   const standby = warm ?? (unbound !== undefined && servesHostTools(unbound, request) ? unbound.claim(owner) : undefined);
   if (standby) {
-    // The process registered its endpoint at start; from now on its calls are this run's.
-    if (request.hostTools !== undefined && standby.hostTools !== undefined) request.hostTools.bind(standby.hostTools);
+    // The process registered its endpoint at start; from now on its calls are this run's. The CLI
+    // re-lists the tools on the announcement of the run's services: the prompt waits for that.
+    if (request.hostTools !== undefined && standby.hostTools !== undefined) await request.hostTools.bind(standby.hostTools);
     return { proc: standby, claimed: true };
   }
   const hostTools = await request.hostTools?.open();

@@ -1,7 +1,10 @@
 /**
  * One provider process's endpoint on the loopback server: its bearer token, its MCP sessions and
  * the run it is bound to. Its tool list is the agent's tools plus the bound run's services; a
- * call on an unbound endpoint is a tool error, never a crash.
+ * call on an unbound endpoint is a tool error, never a crash. Binding a run that changes the list
+ * announces it (`notifications/tools/list_changed`) and waits, bounded, until the provider has
+ * listed the tools again: otherwise the run's prompt can reach the model before the provider
+ * offers the run's services.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -18,13 +21,25 @@ export interface EndpointHost {
   readonly tools: readonly ServedTool[];
   /** Hides registered secrets in an error message the model will read. */
   redact(text: string): string;
+  /** How long a binding waits for the provider to list the tools again; {@link RELIST_WAIT_MS} when absent. */
+  readonly relistWaitMs?: number;
 }
+
+/**
+ * The longest a run's binding waits for the provider to re-list: a provider that never does (or
+ * a lost announcement) delays the run by this much, never more.
+ */
+export const RELIST_WAIT_MS = 2_000;
 
 const SERVER_INFO = { name: "agent-adaptor-host-tools", version: "1" };
 
 interface Session {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
+  /** The list version its last tools/list was answered with; undefined before its first. */
+  listed: number | undefined;
+  /** Open standalone SSE streams (GET): announcements reach the session only through one. */
+  streams: number;
 }
 
 export class Endpoint {
@@ -35,6 +50,10 @@ export class Endpoint {
   /** Aborted when the endpoint closes: the provider process is gone, so are its calls. */
   readonly #closing = new AbortController();
   #binding: RunBinding | undefined;
+  /** Counts changes of the tool list: a session that listed an older one has a stale list. */
+  #version = 0;
+  /** Bindings waiting for re-lists: each checks again when a session lists, opens a stream or ends. */
+  readonly #waiting = new Set<() => void>();
 
   constructor(host: EndpointHost, token: string) {
     this.#host = host;
@@ -55,11 +74,19 @@ export class Endpoint {
     return match !== null && timingSafeEqual(digest(match[1]!), this.#tokenDigest);
   }
 
-  bind(binding: RunBinding): void {
-    if (this.closed) return;
+  /**
+   * Serves `binding`'s run from now on. When that changes the tool list, resolves once every
+   * session that can hear the announcement has listed the tools again — or when the run ends, the
+   * endpoint closes or {@link RELIST_WAIT_MS} passes. A session without a stale list (none yet, or
+   * not listed yet) has nothing to wait for. Never rejects.
+   */
+  bind(binding: RunBinding): Promise<void> {
+    if (this.closed) return Promise.resolve();
     const before = this.#binding;
     this.#binding = binding;
-    if (listsDiffer(before, binding)) this.#announceListChange();
+    if (!listsDiffer(before, binding)) return Promise.resolve();
+    this.#announceListChange();
+    return this.#relisted(this.#version, binding.signal);
   }
 
   /** Ends the run's hold; a later run's binding is left alone. */
@@ -75,7 +102,7 @@ export class Endpoint {
     const sessionId = request.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const session = this.#sessions.get(sessionId);
-      if (session) return exchange(session.transport, request, response, body);
+      if (session) return request.method === "GET" ? this.#stream(session, request, response) : exchange(session.transport, request, response, body);
       return reply(response, 404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
     }
     if (request.method === "POST" && isInitializeRequest(body)) return this.#openSession(request, response, body);
@@ -92,32 +119,63 @@ export class Endpoint {
     await Promise.allSettled(sessions.map((session) => session.server.close()));
   }
 
+  /** A session's standalone SSE stream, open until the client leaves or the session closes. */
+  async #stream(session: Session, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let opened = false;
+    try {
+      await exchange(session.transport, request, response, undefined, () => {
+        opened = true;
+        session.streams++;
+        // An announcement sent while the session had no stream was lost: the stale list is announced again.
+        if (session.listed !== undefined && session.listed < this.#version) void session.server.sendToolListChanged().catch(() => undefined);
+        this.#recheck();
+      });
+    } finally {
+      if (opened) {
+        session.streams--;
+        this.#recheck();
+      }
+    }
+  }
+
   async #openSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const server = this.#sessionServer();
+    // The server's handlers read the session's state, which needs the transport made below.
+    let session!: Session;
+    const server = this.#sessionServer(() => session);
     // The web-standard transport, driven directly: the Node adapter adds a timer per answer.
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // One JSON answer per request: no SSE stream to hold open for a tool result.
       enableJsonResponse: true,
-      onsessioninitialized: (id) => void this.#sessions.set(id, { server, transport }),
-      onsessionclosed: (id) => void this.#sessions.delete(id),
+      onsessioninitialized: (id) => void this.#sessions.set(id, session),
+      onsessionclosed: (id) => this.#forget(id),
     });
+    session = { server, transport, listed: undefined, streams: 0 };
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) this.#sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) this.#forget(transport.sessionId);
     };
     await server.connect(transport);
     await exchange(transport, request, response, body);
   }
 
-  #sessionServer(): Server {
+  #forget(sessionId: string): void {
+    if (this.#sessions.delete(sessionId)) this.#recheck();
+  }
+
+  /** `session`: the state of the session this server serves (set before its first request). */
+  #sessionServer(session: () => Session): Server {
     const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: this.#listed().map(({ declaration }) => ({
-        name: declaration.name,
-        ...(declaration.description !== undefined ? { description: declaration.description } : {}),
-        inputSchema: declaration.inputSchema as { type: "object" },
-      })),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, () => {
+      session().listed = this.#version;
+      this.#recheck();
+      return {
+        tools: this.#listed().map(({ declaration }) => ({
+          name: declaration.name,
+          ...(declaration.description !== undefined ? { description: declaration.description } : {}),
+          inputSchema: declaration.inputSchema as { type: "object" },
+        })),
+      };
+    });
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#call(request.params.name, request.params.arguments, extra.signal));
     return server;
   }
@@ -147,7 +205,44 @@ export class Endpoint {
   }
 
   #announceListChange(): void {
+    this.#version++;
     for (const { server } of this.#sessions.values()) void server.sendToolListChanged().catch(() => undefined);
+  }
+
+  /** Whether no session that can hear announcements still has a list older than `version`. */
+  #relistedSince(version: number): boolean {
+    for (const session of this.#sessions.values()) {
+      if (session.streams > 0 && session.listed !== undefined && session.listed < version) return false;
+    }
+    return true;
+  }
+
+  #recheck(): void {
+    for (const check of [...this.#waiting]) check();
+  }
+
+  /** Resolves once {@link #relistedSince} `version` holds, `signal` aborts, the endpoint closes or the bound passes. */
+  #relisted(version: number, signal: AbortSignal): Promise<void> {
+    if (this.#relistedSince(version)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiting.delete(check);
+        signal.removeEventListener("abort", done);
+        this.#closing.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const check = () => {
+        if (this.#relistedSince(version)) done();
+      };
+      // Unref'd: a wait must not keep the host process alive.
+      const timer = setTimeout(done, this.#host.relistWaitMs ?? RELIST_WAIT_MS);
+      timer.unref();
+      this.#waiting.add(check);
+      signal.addEventListener("abort", done, { once: true });
+      this.#closing.signal.addEventListener("abort", done, { once: true });
+      if (signal.aborted || this.closed) done();
+    });
   }
 }
 

@@ -6,7 +6,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
-export async function exchange(transport: WebStandardStreamableHTTPServerTransport, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+/** `onStream`: called once an SSE answer is registered with the transport (what it sends from then on reaches the client). */
+export async function exchange(
+  transport: WebStandardStreamableHTTPServerTransport,
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: unknown,
+  onStream?: () => void,
+): Promise<void> {
   const gone = new AbortController();
   response.once("close", () => gone.abort());
   const answer = await transport.handleRequest(webRequest(request, gone.signal), body === undefined ? undefined : { parsedBody: body });
@@ -18,6 +25,7 @@ export async function exchange(transport: WebStandardStreamableHTTPServerTranspo
     return void response.writeHead(answer.status, { ...headers, "content-length": String(bytes.length) }).end(bytes);
   }
   response.writeHead(answer.status, headers).flushHeaders();
+  onStream?.();
   const reader = answer.body.getReader();
   gone.signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
   try {

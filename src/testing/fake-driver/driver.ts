@@ -213,7 +213,7 @@ async function runEndpoint(
 ): Promise<{ view: HostToolsEndpoint; owned: boolean } | undefined> {
   if (!request.hostTools) return undefined;
   if (standby?.endpoint) {
-    request.hostTools.bind(standby.endpoint);
+    await request.hostTools.bind(standby.endpoint);
     record.hostTools = "bound";
     return { view: standby.endpoint, owned: false };
   }

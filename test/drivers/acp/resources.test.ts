@@ -60,7 +60,7 @@ function fakeLink() {
       log.push(`open ${id}`);
       return endpoint(id);
     },
-    bind: (e) => log.push(`bind ${e.http.url.split("/").at(-1)}`),
+    bind: async (e) => void log.push(`bind ${e.http.url.split("/").at(-1)}`),
   };
   return { link, log };
 }

@@ -45,7 +45,7 @@ function stubLink() {
   const opened: HostToolsEndpoint[] = [];
   const closed: string[] = [];
   const bound: string[] = [];
-  const link: HostToolsLink & { bind(endpoint: HostToolsEndpoint): void } = {
+  const link: HostToolsLink & { bind(endpoint: HostToolsEndpoint): Promise<void> } = {
     serverName: "host",
     open: async () => {
       const id = `ep${opened.length}`;
@@ -57,7 +57,7 @@ function stubLink() {
       opened.push(endpoint);
       return endpoint;
     },
-    bind: (endpoint) => void bound.push(endpoint.http.url.split("/").pop()!),
+    bind: async (endpoint) => void bound.push(endpoint.http.url.split("/").pop()!),
   };
   return { link, opened, closed, bound };
 }

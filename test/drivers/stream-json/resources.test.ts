@@ -28,7 +28,7 @@ const servers: McpServerConfig[] = [
 ];
 
 /** A host-tools link whose endpoints only record what happens to them. */
-function fakeLink(): HostToolsLink & { bind(endpoint: HostToolsEndpoint): void; opened: FakeEndpoint[]; bound: HostToolsEndpoint[] } {
+function fakeLink(): HostToolsLink & { bind(endpoint: HostToolsEndpoint): Promise<void>; opened: FakeEndpoint[]; bound: HostToolsEndpoint[] } {
   const opened: FakeEndpoint[] = [];
   const bound: HostToolsEndpoint[] = [];
   return {
@@ -40,7 +40,7 @@ function fakeLink(): HostToolsLink & { bind(endpoint: HostToolsEndpoint): void; 
       opened.push(endpoint);
       return endpoint;
     },
-    bind: (endpoint) => void bound.push(endpoint),
+    bind: async (endpoint) => void bound.push(endpoint),
   };
 }
 
