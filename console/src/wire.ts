@@ -63,6 +63,7 @@ export interface SessionStatus {
   settings: SessionSettings;
   threadId: string;
   lastSeq: number;
+  nativeCommands?: { name: string; description?: string; argumentHint?: string }[];
 }
 
 /** One entry of a session's event stream: its session-wide sequence number and the event. */

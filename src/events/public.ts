@@ -16,6 +16,7 @@ export type {
   EventType,
   FileChange,
   McpToolRef,
+  NativeCommandInfo,
   PlanEntry,
   Provenance,
   Question,

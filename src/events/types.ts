@@ -24,6 +24,16 @@ export interface EventBase {
   provenance?: Provenance;
 }
 
+/**
+ * One of the provider's own commands (e.g. `/compact`): as an inspection's `commands` panel lists
+ * it, and as a session-scoped `available_commands` notice carries it.
+ */
+export interface NativeCommandInfo {
+  name: string;
+  description?: string;
+  argumentHint?: string;
+}
+
 export type ToolKind = "command" | "file_change" | "mcp" | "web_search" | "subagent" | "read" | "other";
 
 /**
@@ -172,8 +182,12 @@ export interface EventPayloads {
   "question.requested": { requestId: string; questions: Question[] };
   "question.resolved": { requestId: string; answered: boolean; by: RequestResolver };
   "usage.observed": { usage: Usage };
-  /** `count`: how many occurrences one notice stands for, when a flood was coalesced (malformed frames). */
-  notice: { level: "info" | "warning"; code: NoticeCode; message: string; count?: number };
+  /**
+   * `count`: how many occurrences one notice stands for, when a flood was coalesced (malformed frames).
+   * `commands`: with code `available_commands`, the commands the provider now offers for the
+   * conversation (the whole list, replacing any earlier one).
+   */
+  notice: { level: "info" | "warning"; code: NoticeCode; message: string; count?: number; commands?: NativeCommandInfo[] };
   /** Plain data: the rich `Result` (with `transcript()` and `raw()`) is `stream.result`. */
   "run.completed": { result: ResultSummary };
   "run.failed": { error: RunFailure };

@@ -2,6 +2,10 @@
  * Inspection DTOs (DESIGN §6). Every panel is an {@link Observation}: observed (with evidence),
  * unavailable (e.g. not signed in) or unsupported by the installed provider (with a reason).
  */
+import type { NativeCommandInfo } from "../events/types.js";
+
+/** Declared with the events, whose `available_commands` notices carry it too. */
+export type { NativeCommandInfo };
 
 export type ObservationStatus = "observed" | "unavailable" | "unsupported";
 
@@ -60,12 +64,6 @@ export interface ModelInfo {
   defaultEffort?: string;
   contextWindow?: number;
   maxOutputTokens?: number;
-}
-
-export interface NativeCommandInfo {
-  name: string;
-  description?: string;
-  argumentHint?: string;
 }
 
 export interface EnvironmentReport {

@@ -56,6 +56,8 @@ export interface SessionView {
   settings: { model?: string; effort?: string };
   threadId: string;
   lastSeq: number;
+  /** The provider's own commands as last advertised in this session's conversation (ACP agents), when known. */
+  nativeCommands?: { name: string; description?: string; argumentHint?: string }[];
   /** Whether this server drives the session now (it is opened on demand). */
   live: boolean;
   createdAt: string;

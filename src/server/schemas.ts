@@ -69,6 +69,7 @@ export const sessionViewSchema = z
     threadId: z.string(),
     lastSeq: z.number().int(),
     nativeCommands: z.array(z.object({ name: z.string(), description: z.string().optional(), argumentHint: z.string().optional() })).optional(),
+    nativeCommands: z.array(z.object({ name: z.string(), description: z.string().optional(), argumentHint: z.string().optional() })).optional(),
     live: z.boolean().openapi({ description: "Whether this server drives the session now (it is opened on demand)." }),
     createdAt: z.string(),
     updatedAt: z.string(),

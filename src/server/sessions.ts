@@ -309,6 +309,7 @@ export class SessionHub {
       settings: status.settings,
       threadId: status.threadId,
       lastSeq: status.lastSeq,
+      ...(status.nativeCommands !== undefined ? { nativeCommands: status.nativeCommands } : {}),
       live: live !== undefined,
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,

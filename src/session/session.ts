@@ -19,7 +19,7 @@ import type { Thread } from "../agent/thread.js";
 import type { GoalCallOptions, GoalControl } from "../agent/thread-goals.js";
 import type { WatchdogOptions } from "../agent/watchdogs.js";
 import { AdaptorError, ConfigError, FeatureUnsupportedError, LeaseLostError, ResponseRejectedError, SessionError } from "../errors/index.js";
-import type { AgentEvent, ApprovalResponse } from "../events/types.js";
+import type { AgentEvent, ApprovalResponse, NativeCommandInfo } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
 import type { InputRef } from "../input/refs.js";
 import type { EventLog } from "./event-log.js";
@@ -112,6 +112,8 @@ export class SessionImpl implements Session {
   #lastWrite: Promise<void> = Promise.resolve();
   /** Fields the next write removes. */
   #pendingClears: ("inFlight" | "sleepReason")[] = [];
+  /** The provider's own commands as last advertised for the current thread's conversation. */
+  #nativeCommands: NativeCommandInfo[] | undefined;
 
   constructor(parts: SessionParts) {
     const { record } = parts;
@@ -161,6 +163,7 @@ export class SessionImpl implements Session {
       lastSeq: this.#log.lastSeq,
     };
     if (this.#sleepReason !== undefined) status.sleepReason = this.#sleepReason;
+    if (this.#nativeCommands !== undefined) status.nativeCommands = this.#nativeCommands.map((c) => ({ ...c }));
     if (this.#run) status.inFlight = { runId: this.#run.runId, promptIds: [...this.#run.promptIds] };
     return status;
   }
@@ -441,6 +444,7 @@ export class SessionImpl implements Session {
 
   #observe(run: ActiveRun, event: AgentEvent): void {
     this.#log.append(event);
+    if (event.type === "notice" && event.commands !== undefined && run.threadId === this.#thread.id) this.#nativeCommands = event.commands;
     if (event.type !== "usage.observed") return;
     run.usage = { ...run.usage, ...event.usage };
     const crossed = crossedInRun(this.#guardrails, spendOf(run.usage, this.#guardrails, run.threadId));
@@ -477,6 +481,8 @@ export class SessionImpl implements Session {
     await previous.release().catch(() => undefined);
     this.#thread = fresh;
     this.#handoff = undefined;
+    // A fresh provider conversation: its commands are advertised anew.
+    this.#nativeCommands = undefined;
     this.#notice({ type: "session.handoff", fromThreadId: previous.id, toThreadId: fresh.id, reason });
   }
 

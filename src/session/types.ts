@@ -9,7 +9,7 @@ import type { InputRef } from "../input/refs.js";
 import type { WatchdogOptions } from "../agent/watchdogs.js";
 import type { ThreadCallOptions } from "../agent/thread.js";
 import type { GoalCallOptions, GoalControl } from "../agent/thread-goals.js";
-import type { ApprovalResponse } from "../events/types.js";
+import type { ApprovalResponse, NativeCommandInfo } from "../events/types.js";
 import type { BudgetCeiling, ErrorCode } from "../errors/index.js";
 
 /** Where a session stands. `running ⇄ idle` as runs start and end; `sleeping` wakes on input; `archived` is final. */
@@ -221,6 +221,12 @@ export interface SessionStatus {
   settings: SessionSettings;
   threadId: string;
   lastSeq: number;
+  /**
+   * The provider's own commands as last advertised for the current thread's conversation in this
+   * process (ACP agents advertise theirs per session, in `available_commands` notices); absent until
+   * a run of the session has seen such a list, and after `clear` or a handoff.
+   */
+  nativeCommands?: NativeCommandInfo[];
 }
 
 /* ---------------- The session store SPI ---------------- */

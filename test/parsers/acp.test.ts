@@ -52,6 +52,15 @@ for (const c of CASES) {
       expect(stopReason).toBe("end_turn");
       expect(finalText).toBe("Hello from the scripted model.");
       expect(noticeCodes(events)).toContain("available_commands");
+      // The recorded list, structured: names without the slash, descriptions and argument hints as sent.
+      const frame = framesOf(c.target, "text").find((f) => JSON.stringify(f).includes("available_commands_update")) as { params: { update: { availableCommands: { name: string; description?: string; input?: { hint?: string } }[] } } };
+      const advertised = frame.params.update.availableCommands.map((a) => ({
+        name: a.name,
+        ...(a.description ? { description: a.description } : {}),
+        ...(a.input?.hint ? { argumentHint: a.input.hint } : {}),
+      }));
+      const notice = events.find((e) => e.type === "notice" && e.code === "available_commands") as { commands?: unknown };
+      expect(notice.commands).toEqual(advertised);
       expect(terminals(events)).toEqual([]);
     });
 

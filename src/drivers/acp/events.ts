@@ -4,7 +4,7 @@
  */
 import type { AcpDriverNoticeCode } from "./codes.js";
 import type { ContentChunk, SessionNotification, SessionUpdate, ToolCallUpdate, Usage as AcpUsage } from "@agentclientprotocol/sdk/unstable";
-import type { DriverEvent, FileChange, PlanEntry, Provenance } from "../../events/types.js";
+import type { DriverEvent, FileChange, NativeCommandInfo, PlanEntry, Provenance } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
 import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
@@ -385,14 +385,26 @@ export class UpdateMapper {
   }
 
   #availableCommands(update: Lenient<UpdateOf<"available_commands_update">>): Promise<void> {
-    const commands = openEach(update.availableCommands)
-      .map((c) => {
-        const name = str(c.name);
-        const description = str(c.description);
-        return name === undefined ? undefined : description ? `/${name} — ${description}` : `/${name}`;
-      })
-      .filter((c): c is string => c !== undefined);
-    return this.notice("info", "available_commands", `the session offers ${commands.length} native commands: ${commands.join("; ")}`);
+    const commands: NativeCommandInfo[] = [];
+    for (const c of openEach(update.availableCommands)) {
+      const name = str(c.name)?.replace(/^\//, "");
+      if (!name) continue;
+      const command: NativeCommandInfo = { name };
+      const description = str(c.description);
+      if (description) command.description = description;
+      const hint = isObject(c.input) ? str(c.input.hint) : undefined;
+      if (hint) command.argumentHint = hint;
+      commands.push(command);
+    }
+    const listed = commands.map((c) => (c.description ? `/${c.name} — ${c.description}` : `/${c.name}`)).join("; ");
+    return this.#emit({
+      type: "notice",
+      level: "info",
+      code: "available_commands",
+      message: `the session offers ${commands.length} native commands: ${listed}`,
+      commands,
+      provenance: { provider: PROVIDER, event: "available_commands_update" },
+    });
   }
 
   async #usageUpdate(update: Lenient<UpdateOf<"usage_update">>): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import type { Agent } from "../../agent/agent.js";
 import type { Inspection, NativeCommandInfo } from "../../inspect/types.js";
+import type { Session } from "../../session/types.js";
 import type { CommandNames } from "./registry.js";
 import type { CollisionPolicy, NativeCommandsView, SlashCollision } from "./types.js";
 
@@ -38,13 +39,24 @@ export class InspectionCache {
   }
 }
 
-/** The native commands as known now: the host's list, or the inspection's `commands` panel. */
-export async function readNativeCommands(given: readonly NativeCommandInfo[] | undefined, cache: InspectionCache, refresh: boolean): Promise<NativeCommandsView> {
-  if (given !== undefined) return { known: true, commands: given.map((c) => ({ ...c })) };
+/**
+ * The native commands as known now: the host's list; else the list the provider last advertised in
+ * the session's conversation (ACP agents advertise theirs per session, so an inspection cannot know
+ * them); else the inspection's `commands` panel.
+ */
+export async function readNativeCommands(
+  given: readonly NativeCommandInfo[] | undefined,
+  session: Session,
+  cache: InspectionCache,
+  refresh: boolean,
+): Promise<NativeCommandsView> {
+  if (given !== undefined) return { known: true, source: "host", commands: given.map((c) => ({ ...c })) };
+  const advertised = session.status().nativeCommands;
+  if (advertised !== undefined) return { known: true, source: "session", commands: advertised };
   const inspection = await cache.get(refresh);
   if (inspection instanceof Error) return { known: false, reason: `inspection failed: ${inspection.message}` };
   const panel = inspection.commands;
-  if (panel.status === "observed") return { known: true, commands: (panel.value ?? []).map((c) => ({ ...c })) };
+  if (panel.status === "observed") return { known: true, source: "inspection", commands: (panel.value ?? []).map((c) => ({ ...c })) };
   return { known: false, reason: panel.reason?.message ?? panel.status };
 }
 

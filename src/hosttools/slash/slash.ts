@@ -59,7 +59,7 @@ export function createSlashCommands(options: SlashCommandsOptions): SlashCommand
   const closePrevious = options.closePrevious !== false;
   let current = options.session;
 
-  const native = (refresh = false) => readNativeCommands(given, inspections, refresh);
+  const native = (refresh = false) => readNativeCommands(given, current, inspections, refresh);
   const context: SlashContext = {
     agent: options.agent,
     messages,

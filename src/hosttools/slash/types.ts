@@ -106,7 +106,11 @@ export type SlashDispatch = SlashNotHandled | SlashHandled;
 
 /** The provider's native commands as the slash tool knows them. */
 export type NativeCommandsView =
-  | { known: true; commands: NativeCommandInfo[] }
+  /**
+   * `source`: the host's `nativeCommands` list, the list the provider advertised in the session's
+   * conversation (`SessionStatus.nativeCommands`), or the inspection's `commands` panel.
+   */
+  | { known: true; source: "host" | "session" | "inspection"; commands: NativeCommandInfo[] }
   | { known: false; reason: string };
 
 /** The slash tool over one current session (see {@link createSlashCommands}). */

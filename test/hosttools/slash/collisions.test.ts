@@ -82,8 +82,28 @@ describe("collision policy", () => {
     const given = createSlashCommands({ session: r.session, agent: r.agent, collisions: "native-first", nativeCommands: [{ name: "compact" }] });
     const inspections = r.driver.probe.calls.inspect;
     expect(await given.dispatch("/compact")).toEqual({ handled: false, reason: "native" });
-    expect(await given.nativeCommands()).toEqual({ known: true, commands: [{ name: "compact" }] });
+    expect(await given.nativeCommands()).toEqual({ known: true, source: "host", commands: [{ name: "compact" }] });
     expect(r.driver.probe.calls.inspect).toBe(inspections);
+  });
+
+  it("a list the provider advertises inside the session's conversation (ACP agents) is used where inspection cannot know one, and is dropped by /clear", async () => {
+    const commands = [{ name: "compact", description: "native compaction" }, { name: "plan", argumentHint: "goal" }];
+    const advertised = { type: "notice", level: "info", code: "available_commands", message: "the session offers 2 native commands", commands } as const;
+    await using r = await rig({ driver: { script: { steps: [{ emit: advertised }] } }, slash: { collisions: "reject" } });
+    expect(await r.slash.nativeCommands()).toEqual({ known: false, reason: "the fake provider has no such method" });
+    await runTurn(r.session, "hello");
+    expect(r.session.status().nativeCommands).toEqual(commands);
+    expect(await r.slash.nativeCommands()).toEqual({ known: true, source: "session", commands: commands });
+    expect(handled(await r.slash.dispatch("/compact"))).toMatchObject({ ok: false, code: "collision", command: "compact" });
+    expect(await r.slash.collisions()).toEqual([{ name: "compact", command: "compact", resolution: "refused" }]);
+    const help = handled(await r.slash.dispatch("/help")).output;
+    expect(help).toContain("/compact — Compact the conversation with the provider's own compaction [refused: also the provider's own]");
+    expect(help).toContain("Provider commands, sent as typed: /plan");
+
+    // A fresh provider conversation advertises its own list: until it does, the old one is not used.
+    expect(handled(await r.slash.dispatch("/clear"))).toMatchObject({ ok: true, command: "clear" });
+    expect(r.session.status().nativeCommands).toBeUndefined();
+    expect((await r.slash.nativeCommands()).known).toBe(false);
   });
 
   it("reads the list once and again on refresh; a failed inspection leaves it unknown until the next read", async () => {

@@ -34,6 +34,10 @@ describeRealCli("claude-agent-acp", () => {
       const slash = createSlashCommands({ session, agent, collisions: "native-first" });
       try {
         expect(await runTurn(session, "Default model please")).toMatchObject({ type: "run.completed" });
+        // The agent advertised its own commands inside the conversation: the collision policy now knows them.
+        const native = await slash.nativeCommands();
+        expect(native).toMatchObject({ known: true, source: "session" });
+        expect(native.known && native.commands.length).toBeGreaterThan(0);
         const defaultModel = modelRequests(ctx).at(-1)?.model;
         expect(defaultModel).toBeDefined();
         expect(defaultModel).not.toMatch(/^claude-haiku-/);
