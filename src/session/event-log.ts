@@ -4,7 +4,9 @@
  * - `append` assigns the next `seq` synchronously, queues the entry for every live subscriber at
  *   once (a waiting one is woken once per turn of appends, not per event) and for the store.
  *   Writes go out in batches: everything appended within one event-loop turn (up to `maxBatch`
- *   per store call) is one `appendEvents`, so the producer never waits for the store.
+ *   per store call) is one `appendEvents`, so the producer never waits for the store. A store
+ *   that takes encoded batches (SQLite) gets the batch's compact text, and the log holds that
+ *   text, not the events, until the store has it.
  * - `flush()` resolves once everything appended before it is durable; it rejects with the typed
  *   store failure (`StoreError`, `LeaseLostError`, …) when a write fails.
  * - A write failure is also logged as a `session.error` notice (delivered live at once; stored
@@ -24,6 +26,7 @@ import { AdaptorError, ConfigError, StoreError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
 import type { SessionEvent, SessionNotice, SessionStore } from "./types.js";
 import { SubscriberQueue } from "./event-log-subscriber.js";
+import { appendEncoded, decodeBatch, encodeBatch, takesEncoded, type EncodedAppendStore, type EncodedBatch } from "./event-runs.js";
 
 export interface EventLogRetention {
   /** Keep at most this many of the newest events. */
@@ -95,6 +98,13 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
+/** The batch handed to the store and not yet acknowledged: its events, or only its encoded text. */
+interface Sending {
+  last: number;
+  events?: readonly SessionEvent[];
+  encoded?: EncodedBatch;
+}
+
 interface FlushWaiter {
   seq: number;
   resolve: () => void;
@@ -148,11 +158,13 @@ class SessionEventLog implements EventLog {
 
   private last: number;
   private durable: number;
-  /** Events `durable + 1 … last`, oldest first, from index `head`. */
+  /** The batch in the store's hands: `durable + 1 … sending.last`. */
+  private sending: Sending | undefined;
+  /** Events not yet handed to the store (after `sending`, else after `durable`) … `last`, oldest first, from index `head`. */
   private unstored: SessionEvent[] = [];
   private head = 0;
-  /** How many of the unstored events (from `head`) the store call in flight carries. */
-  private inFlight = 0;
+  /** The store, when it takes encoded batches. */
+  private readonly encodedStore: EncodedAppendStore | undefined;
   private writing = false;
   private scheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -179,6 +191,7 @@ class SessionEventLog implements EventLog {
   constructor(options: EventLogOptions, lastSeq: number) {
     this.sessionId = options.sessionId;
     this.store = options.store;
+    this.encodedStore = takesEncoded(options.store) ? options.store : undefined;
     this.owner = options.owner;
     this.now = options.now ?? Date.now;
     this.maxBatch = positiveInteger(options.maxBatch, 1000, "maxBatch");
@@ -301,31 +314,35 @@ class SessionEventLog implements EventLog {
     if (this.writing || this.broken !== undefined) return;
     this.writing = true;
     try {
-      while (this.broken === undefined && this.head < this.unstored.length) {
-        const batch = this.unstored.slice(this.head, this.head + this.maxBatch);
-        this.inFlight = batch.length;
+      while (this.broken === undefined && (this.sending !== undefined || this.head < this.unstored.length)) {
+        let sending = this.sending;
         try {
-          await this.store.appendEvents(this.sessionId, this.owner, batch);
+          // A batch whose write failed and is retried is sent again as it was.
+          sending ??= this.nextBatch();
+          await (sending.encoded !== undefined
+            ? this.encodedStore![appendEncoded](this.sessionId, this.owner, sending.encoded)
+            : this.store.appendEvents(this.sessionId, this.owner, sending.events!));
         } catch (error) {
-          this.inFlight = 0;
           this.onWriteFailure(asAdaptorError(error));
           return;
         }
-        this.inFlight = 0;
-        this.onWritten(batch[batch.length - 1]!.seq, batch.length);
+        this.sending = undefined;
+        this.onWritten(sending.last);
       }
     } finally {
       this.writing = false;
     }
   }
 
-  private onWritten(seq: number, count: number): void {
-    this.durable = seq;
-    this.head += count;
-    this.attempts = 0;
-    this.failing = false;
-    // Stored events are not held: everything stored (the usual case) empties the array at once;
-    // else it is compacted once the stored prefix dominates, so it never grows without bound.
+  /** Takes the next batch out of the unstored events and makes it the one in the store's hands. */
+  private nextBatch(): Sending {
+    const events = this.unstored.slice(this.head, this.head + this.maxBatch);
+    const last = events[events.length - 1]!.seq;
+    // Encoded before anything moves: a batch that cannot be encoded breaks the log like a refused write.
+    const sending: Sending = this.encodedStore !== undefined ? { last, encoded: encodeBatch(events) } : { last, events };
+    this.head += events.length;
+    // Sent events are not held here: the array is emptied once all are sent (the usual case), else
+    // compacted once the sent prefix dominates, so it never grows without bound.
     if (this.head === this.unstored.length) {
       this.unstored = [];
       this.head = 0;
@@ -333,6 +350,14 @@ class SessionEventLog implements EventLog {
       this.unstored = this.unstored.slice(this.head);
       this.head = 0;
     }
+    this.sending = sending;
+    return sending;
+  }
+
+  private onWritten(seq: number): void {
+    this.durable = seq;
+    this.attempts = 0;
+    this.failing = false;
     if (this.waiters.length > 0) {
       const due = this.waiters.filter((waiter) => waiter.seq <= seq);
       this.waiters = this.waiters.filter((waiter) => waiter.seq > seq);
@@ -362,6 +387,7 @@ class SessionEventLog implements EventLog {
     this.failing = true;
     if (!retrying) {
       this.broken = error;
+      this.sending = undefined;
       this.unstored = [];
       this.head = 0;
     }
@@ -388,8 +414,18 @@ class SessionEventLog implements EventLog {
 
   /** Unstored events with `seq > after`, at most `limit`, oldest first. */
   private unstoredAfter(after: number, limit: number): SessionEvent[] {
-    const from = this.head + Math.max(0, after - this.durable);
-    return this.unstored.slice(from, from + limit);
+    const out: SessionEvent[] = [];
+    const sending = this.sending;
+    if (sending !== undefined && after < sending.last) {
+      // Decoded copies, equal to what was appended (a replay from the store gives copies too).
+      const events = sending.events ?? decodeBatch(this.sessionId, sending.encoded!);
+      for (const event of events) if (event.seq > after && out.length < limit) out.push(event);
+    }
+    const sent = sending?.last ?? this.durable;
+    const from = this.head + Math.max(0, after - sent);
+    const rest = limit - out.length;
+    if (rest <= 0) return out;
+    return out.length === 0 ? this.unstored.slice(from, from + rest) : out.concat(this.unstored.slice(from, from + rest));
   }
 
   private setMode(subscriber: SubscriberQueue, mode: "replaying" | "live" | "ended"): void {

@@ -1,6 +1,6 @@
 /**
  * A session's event log in SQLite, stored as chunks: one row per appended batch (its first and
- * last seq, its newest `at`, and the batch as one JSON array of `[at, event]`), so a busy run's
+ * last seq, its newest `at`, and the batch in the compact JSON form of event-runs.ts), so a busy run's
  * thousands of events per second cost one insert per batch instead of one per event — SQLite is
  * synchronous and every microsecond it takes is the event loop's. Reads and trims work on whole
  * chunks and rewrite at most the one chunk a trim cuts through, so what callers see is per event.
@@ -8,6 +8,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 
 import type { SessionEvent } from "../types.js";
+import { decodeBody, encodeEntries, type EncodedBatch, type Entry } from "../event-runs.js";
 
 /** The chunks table (part of the first session migration). */
 export const EVENT_CHUNKS_TABLE = `CREATE TABLE session_events (
@@ -15,7 +16,7 @@ export const EVENT_CHUNKS_TABLE = `CREATE TABLE session_events (
      first_seq  INTEGER NOT NULL,
      last_seq   INTEGER NOT NULL,
      max_at     INTEGER NOT NULL,                -- the newest at of the chunk (age trimming)
-     body       TEXT NOT NULL,                   -- JSON array of [at, event]; seq = first_seq + index
+     body       TEXT NOT NULL,                   -- JSON array of [at, event] and runs (event-runs.ts)
      PRIMARY KEY (session_id, first_seq)
    ) STRICT, WITHOUT ROWID;`;
 
@@ -26,11 +27,9 @@ interface Chunk {
   body: string;
 }
 
-type Entry = [at: number, event: SessionEvent["event"]];
-
 export interface EventChunks {
-  /** Stores `events` (checked, contiguous) as one chunk. Call inside the write transaction. */
-  append(id: string, events: readonly SessionEvent[]): void;
+  /** Stores the batch as one chunk. Call inside the write transaction. */
+  append(id: string, batch: EncodedBatch): void;
   /** Events with `seq > after`, ascending, at most `limit`. */
   read(id: string, after: number, limit: number): SessionEvent[];
   /** Drops events with `seq <= cut`; returns how many. Call inside a write transaction. */
@@ -39,18 +38,6 @@ export interface EventChunks {
   dropOlderThan(id: string, cutoff: number): number;
   /** Drops the whole log of `id`. */
   dropAll(id: string): void;
-}
-
-/** The stored form of a non-empty, checked batch. */
-export function chunkOf(events: readonly SessionEvent[]): { first: number; last: number; maxAt: number; body: string } {
-  const body: Entry[] = new Array(events.length);
-  let maxAt = Number.MIN_SAFE_INTEGER;
-  for (let i = 0; i < events.length; i++) {
-    const { at, event } = events[i]!;
-    body[i] = [at, event];
-    if (at > maxAt) maxAt = at;
-  }
-  return { first: events[0]!.seq, last: events[events.length - 1]!.seq, maxAt, body: JSON.stringify(body) };
 }
 
 // long-function: the chunk operations over one database's prepared statements; each is short
@@ -74,20 +61,19 @@ export function eventChunks(db: BetterSqlite3.Database): EventChunks {
     dropOne: db.prepare(`DELETE FROM session_events WHERE session_id = ? AND first_seq = ?`),
     dropAll: db.prepare(`DELETE FROM session_events WHERE session_id = ?`),
   };
-  const entries = (chunk: Chunk): Entry[] => JSON.parse(chunk.body) as Entry[];
+  const entries = (chunk: Chunk): Entry[] => decodeBody(chunk.body);
   /** Replaces `chunk` by its events from index `from` on (none: just deleted). */
   const keepFrom = (id: string, chunk: Chunk, all: Entry[], from: number): void => {
     sql.dropOne.run(id, chunk.first_seq);
     const rest = all.slice(from);
     if (rest.length === 0) return;
-    const maxAt = rest.reduce((max, [at]) => Math.max(max, at), Number.MIN_SAFE_INTEGER);
-    sql.insert.run(id, chunk.first_seq + from, chunk.last_seq, maxAt, JSON.stringify(rest));
+    const kept = encodeEntries(chunk.first_seq + from, rest);
+    sql.insert.run(id, kept.first, kept.last, kept.maxAt, kept.body);
   };
 
   return {
-    append(id, events) {
-      const chunk = chunkOf(events);
-      sql.insert.run(id, chunk.first, chunk.last, chunk.maxAt, chunk.body);
+    append(id, batch) {
+      sql.insert.run(id, batch.first, batch.last, batch.maxAt, batch.body);
     },
 
     read(id, after, limit) {

@@ -33,7 +33,8 @@ import {
   toRecord,
   type RecordBody,
 } from "./common.js";
-import { chunkOf, EVENT_CHUNKS_TABLE, eventChunks } from "./sqlite-events.js";
+import { appendEncoded, encodeBatch, type EncodedAppendStore, type EncodedBatch } from "../event-runs.js";
+import { EVENT_CHUNKS_TABLE, eventChunks } from "./sqlite-events.js";
 import { startSqliteEventWriter, WriteRefused, type RecordRow } from "./sqlite-writer.js";
 import { sqliteFailureOf } from "../../thread/stores/sqlite-failure.js";
 
@@ -317,8 +318,29 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
   };
   /** Why `owner` may not write session `id` (called inside the write transaction). */
   const refusal = (id: string): Error => (sql.ownerOf.get(id) === undefined ? new SessionNotFoundError() : new LeaseLostError("the session's ownership was lost"));
+  /** Stores one encoded batch as `owner`, continuing the stored log exactly. */
+  const appendBatch = async (id: string, owner: string, batch: EncodedBatch): Promise<void> => {
+    if (writer !== undefined) {
+      if (closed) throw storeClosed();
+      try {
+        await writer.append({ id, owner, ...batch, now: now() });
+      } catch (err) {
+        throw writeFailure(err, batch.first);
+      }
+      return;
+    }
+    write(() => {
+      const at = now();
+      if (sql.advance.run({ id, owner, now: at, first: batch.first, last: batch.last }).changes !== 1) {
+        const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null; last_seq: number } | undefined;
+        if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= at) throw refusal(id);
+        throw seqConflict(found.last_seq + 1, batch.first);
+      }
+      chunks.append(id, batch);
+    }, eventSync);
+  };
 
-  return {
+  const store: SqliteSessionStore & EncodedAppendStore = {
     path,
     get schemaVersion() {
       return schemaVersion;
@@ -396,33 +418,14 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
 
     async appendEvents(id: string, owner: string, events: readonly SessionEvent[]): Promise<void> {
       checkEventShape(id, events);
-      if (writer !== undefined && events.length > 0) {
-        if (closed) throw storeClosed();
-        const chunk = chunkOf(events);
-        try {
-          await writer.append({ id, owner, ...chunk, now: now() });
-        } catch (err) {
-          throw writeFailure(err, chunk.first);
-        }
-        return;
-      }
+      if (events.length > 0) return appendBatch(id, owner, encodeBatch(events));
       write(() => {
-        const at = now();
-        if (events.length === 0) {
-          const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null } | undefined;
-          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= at) throw refusal(id);
-          return;
-        }
-        const first = events[0]!.seq;
-        const last = events[events.length - 1]!.seq;
-        if (sql.advance.run({ id, owner, now: at, first, last }).changes !== 1) {
-          const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null; last_seq: number } | undefined;
-          if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= at) throw refusal(id);
-          throw seqConflict(found.last_seq + 1, first);
-        }
-        chunks.append(id, events);
+        const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null } | undefined;
+        if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= now()) throw refusal(id);
       }, eventSync);
     },
+
+    [appendEncoded]: (id: string, owner: string, batch: EncodedBatch): Promise<void> => appendBatch(id, owner, batch),
 
     async readEvents(id: string, readOptions: { after: number; limit?: number }): Promise<SessionEvent[]> {
       const { after, limit } = checkReadOptions(readOptions);
@@ -452,4 +455,5 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
       if (own) db.close();
     },
   };
+  return store;
 }

@@ -1,0 +1,190 @@
+/**
+ * The compact, lossless stored form of a batch of session events: a JSON array of entries, each
+ * either one event `[at, event]` or a run of consecutive events that differ only in `seq`, `at`
+ * and `text` (a provider's stream of `message.delta`s of one item):
+ * `[at, firstEvent, texts, atSteps, eventAtSteps]`. The run's k-th later event is the first one
+ * with `seq + k`, `texts[k - 1]` and the `at`s reached by adding the steps (a step list whose steps
+ * are all equal is stored as that one number). Serializing a delta costs its text and two small
+ * numbers instead of the whole object — serialization was most of what logging cost the event
+ * loop — and decoding gives back events equal, as JSON, to the ones appended.
+ */
+import { ConfigError } from "../errors/index.js";
+import type { SessionEvent, SessionStore } from "./types.js";
+
+export type Entry = [at: number, event: SessionEvent["event"]];
+
+type Steps = number | number[];
+type RunEntry = [at: number, first: SessionEvent["event"], texts: string[], atSteps: Steps, eventAtSteps: Steps];
+
+/** The stored form of a non-empty batch of contiguous events. */
+export interface EncodedBatch {
+  first: number;
+  last: number;
+  maxAt: number;
+  body: string;
+}
+
+type Loose = Record<string, unknown>;
+
+/** A plain object of primitive values only — the one kind of object a run shares (a provenance). */
+function flatEqual(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) || Array.isArray(b)) return false;
+  let count = 0;
+  for (const key in a) {
+    const value = (a as Loose)[key];
+    if (value !== null && typeof value === "object") return false;
+    if (value !== (b as Loose)[key]) return false;
+    count++;
+  }
+  for (const _ in b) count--;
+  return count === 0;
+}
+
+/** Whether `event` can start a run: whole-number `seq` and `at`, a string `text`. */
+function runnable(event: Loose, at: number): boolean {
+  return typeof event.text === "string" && Number.isSafeInteger(event.seq) && Number.isSafeInteger(event.at) && Number.isSafeInteger(at);
+}
+
+class Run {
+  readonly texts: string[] = [];
+  readonly atSteps: number[] = [];
+  readonly eventAtSteps: number[] = [];
+  private readonly keys: number;
+  private lastAt: number;
+  private lastEventAt: number;
+  private lastSeq: number;
+
+  constructor(
+    readonly at: number,
+    readonly first: Loose,
+  ) {
+    let keys = 0;
+    for (const _ in first) keys++;
+    this.keys = keys;
+    this.lastAt = at;
+    this.lastEventAt = first.at as number;
+    this.lastSeq = first.seq as number;
+  }
+
+  /** Takes `event` into the run when it differs from the first only in `seq` (the next), `at` and `text`. */
+  add(event: Loose, at: number): boolean {
+    if (typeof event.text !== "string" || event.seq !== this.lastSeq + 1 || !Number.isSafeInteger(event.at) || !Number.isSafeInteger(at)) {
+      return false;
+    }
+    let keys = 0;
+    for (const key in event) {
+      keys++;
+      if (key === "seq" || key === "at" || key === "text") continue;
+      const value = event[key];
+      if (value !== null && typeof value === "object") {
+        if (!flatEqual(value, this.first[key])) return false;
+      } else if (value !== this.first[key]) return false;
+    }
+    if (keys !== this.keys) return false;
+    this.texts.push(event.text);
+    this.atSteps.push(at - this.lastAt);
+    this.eventAtSteps.push((event.at as number) - this.lastEventAt);
+    this.lastAt = at;
+    this.lastEventAt = event.at as number;
+    this.lastSeq += 1;
+    return true;
+  }
+
+  entry(): Entry | RunEntry {
+    if (this.texts.length === 0) return [this.at, this.first as SessionEvent["event"]];
+    return [this.at, this.first as SessionEvent["event"], this.texts, compact(this.atSteps), compact(this.eventAtSteps)];
+  }
+}
+
+function compact(steps: number[]): Steps {
+  const step = steps[0]!;
+  for (let i = 1; i < steps.length; i++) if (steps[i] !== step) return steps;
+  return step;
+}
+
+/**
+ * Encodes a non-empty batch of contiguous events (`seq` is not checked here: a store checks it with
+ * `checkEventShape`, the log assigns it); `at` must be whole epoch ms and `event` an object.
+ */
+export function encodeBatch(events: readonly SessionEvent[]): EncodedBatch {
+  const body: (Entry | RunEntry)[] = [];
+  let run: Run | undefined;
+  let maxAt = Number.MIN_SAFE_INTEGER;
+  for (let i = 0; i < events.length; i++) {
+    const { at, event } = events[i]!;
+    if (!Number.isSafeInteger(at)) throw new ConfigError("session store: an event's at must be whole epoch milliseconds");
+    if (typeof event !== "object" || event === null) throw new ConfigError("session store: an event's event must be an object");
+    if (at > maxAt) maxAt = at;
+    if (run !== undefined && run.add(event as unknown as Loose, at)) continue;
+    if (run !== undefined) body.push(run.entry());
+    run = undefined;
+    if (runnable(event as unknown as Loose, at)) run = new Run(at, event as unknown as Loose);
+    else body.push([at, event]);
+  }
+  if (run !== undefined) body.push(run.entry());
+  return { first: events[0]!.seq, last: events[events.length - 1]!.seq, maxAt, body: JSON.stringify(body) };
+}
+
+/** Encodes `[at, event]` entries (a chunk's kept tail) whose first has `seq` `first`. */
+export function encodeEntries(first: number, entries: readonly Entry[]): EncodedBatch {
+  return encodeBatch(entries.map(([at, event], i) => ({ seq: first + i, sessionId: "", at, event })));
+}
+
+/** The events of an encoded batch of session `id`. */
+export function decodeBatch(id: string, batch: EncodedBatch): SessionEvent[] {
+  return decodeBody(batch.body).map(([at, event], i) => ({ seq: batch.first + i, sessionId: id, at, event }));
+}
+
+/**
+ * A store that takes batches in this form (the SQLite store): the log encodes a batch once, hands
+ * the store its text and holds only that text, not the events, until the store has it — events
+ * held that long outlive young-generation collections and make the collector copy them.
+ */
+export const appendEncoded: unique symbol = Symbol("appendEncoded");
+
+export interface EncodedAppendStore {
+  /** `appendEvents` of the batch `batch` encodes, with the same checks and guarantees. */
+  [appendEncoded](id: string, owner: string, batch: EncodedBatch): Promise<void>;
+}
+
+export function takesEncoded(store: SessionStore): store is SessionStore & EncodedAppendStore {
+  return typeof (store as Partial<EncodedAppendStore>)[appendEncoded] === "function";
+}
+
+function stepAt(steps: Steps, index: number): number {
+  return typeof steps === "number" ? steps : steps[index]!;
+}
+
+/** Copies the run's shared flat objects, so no two decoded events share one. */
+function expand(first: Loose, seq: number, at: number, text: string): SessionEvent["event"] {
+  const event: Loose = { ...first, seq, at, text };
+  for (const key in event) {
+    const value = event[key];
+    if (value !== null && typeof value === "object") event[key] = { ...(value as Loose) };
+  }
+  return event as unknown as SessionEvent["event"];
+}
+
+/** The events of a stored body (this form, or the older one of `[at, event]` entries only), oldest first. */
+export function decodeBody(body: string): Entry[] {
+  const stored = JSON.parse(body) as (Entry | RunEntry)[];
+  if (stored.every((entry) => entry.length === 2)) return stored as Entry[];
+  const out: Entry[] = [];
+  for (const entry of stored) {
+    if (entry.length === 2) {
+      out.push(entry);
+      continue;
+    }
+    const [at0, first, texts, atSteps, eventAtSteps] = entry;
+    const head = first as unknown as Loose;
+    out.push([at0, first]);
+    let at = at0;
+    let eventAt = head.at as number;
+    for (let i = 0; i < texts.length; i++) {
+      at += stepAt(atSteps, i);
+      eventAt += stepAt(eventAtSteps, i);
+      out.push([at, expand(head, (head.seq as number) + i + 1, eventAt, texts[i]!)]);
+    }
+  }
+  return out;
+}
