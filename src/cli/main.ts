@@ -64,6 +64,23 @@ function listLimit(value: string): number {
   return n;
 }
 
+function positiveUsd(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("an amount of USD above 0");
+  return n;
+}
+
+function positiveCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("an integer above 0");
+  return n;
+}
+
+/** `--answer ID=VALUE`, repeatable. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function count(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("a count is a non-negative integer");
@@ -197,6 +214,7 @@ function addRemoteCommands(program: Command, run: Runner): void {
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.interruptSession(id, flags))());
   remote.remoteOptions(sessions.command("archive").description("archive a session (it takes no more messages)").argument("<id>", "session id"))
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.archiveSession(id, flags))());
+  addSessionRequestCommands(sessions, run);
   attachCommand(sessions.command("attach"));
   attachCommand(program.command("attach"));
 
@@ -214,6 +232,37 @@ function addRemoteCommands(program: Command, run: Runner): void {
   remote.remoteOptions(threads.command("delete").description("delete a thread that no live session holds").argument("<id>", "thread id"))
     .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.deleteThread(id, flags))());
 
+}
+
+/** `sessions pending`, `answer`, `budget` and `reset-run-ceiling`: what an operator lifts for a waiting session. */
+function addSessionRequestCommands(sessions: Command, run: Runner): void {
+  remote.remoteOptions(sessions.command("pending").description("the approvals and questions the session's run waits for").argument("<id>", "session id"))
+    .action((id: string, flags: remote.RemoteCommandFlags) => run(async () => (await import("./requests.js")).listPending(id, flags))());
+  remote.remoteOptions(
+    sessions
+      .command("answer")
+      .description("answer a question the session's run asked (on a terminal without --answer: a prompt per question)")
+      .argument("<id>", "session id")
+      .argument("[requestId]", "the question request (default: the only one waiting)"),
+  )
+    .option("--answer <ID=VALUE>", "the answer to question ID (repeat for each question; again for another value of a multi-select one)", collect)
+    .option("--decline", "decline to answer")
+    .action((id: string, requestId: string | undefined, flags: import("./requests.js").AnswerFlags) =>
+      run(async () => {
+        const interrupt = interruptSignal();
+        try {
+          return await (await import("./requests.js")).answerQuestion(id, requestId, flags, interrupt.signal);
+        } finally {
+          interrupt.dispose();
+        }
+      })(),
+    );
+  remote.remoteOptions(sessions.command("budget").description("raise the session's cost and/or token ceiling; prints spend and ceilings").argument("<id>", "session id"))
+    .option("--usd <n>", "raise the session cost ceiling by this many USD", positiveUsd)
+    .option("--tokens <n>", "raise the session token ceiling by this many tokens", positiveCount)
+    .action((id: string, flags: Parameters<typeof remote.raiseBudget>[1]) => run(() => remote.raiseBudget(id, flags))());
+  remote.remoteOptions(sessions.command("reset-run-ceiling").description("clear a tripped run ceiling so the next run may start").argument("<id>", "session id"))
+    .action((id: string, flags: remote.RemoteCommandFlags) => run(() => remote.resetRunCeiling(id, flags))());
 }
 
 /** `demo` and `testing`. */

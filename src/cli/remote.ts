@@ -4,7 +4,7 @@
  */
 import type { Command } from "commander";
 import { ApiClient, DEFAULT_URL, type RemoteFlags } from "./client.js";
-import { EXIT, type ExitCode } from "./exit.js";
+import { CliError, EXIT, USAGE_INVALID, type ExitCode } from "./exit.js";
 import { renderFields, renderTable } from "./table.js";
 import { colorsFor } from "./terminal.js";
 
@@ -14,7 +14,12 @@ interface SessionView {
   agent?: string;
   state: string;
   gate?: { open: boolean; by?: string; reason?: string };
-  guardrails?: { spentUsd?: number; spentTokens?: number; tripped?: { ceiling?: string } };
+  guardrails?: {
+    spentUsd?: number;
+    spentTokens?: number;
+    budget?: { sessionUsd?: number; runUsd?: number; sessionTokens?: number; runTokens?: number };
+    tripped?: { ceiling?: string };
+  };
   queued?: string[];
   inFlight?: { runId: string };
   threadId?: string;
@@ -168,6 +173,33 @@ export async function interruptSession(id: string, flags: RemoteFlags): Promise<
 export async function archiveSession(id: string, flags: RemoteFlags): Promise<ExitCode> {
   const view = await (await ApiClient.from(flags)).json<SessionView>("POST", `/sessions/${enc(id)}/archive`);
   return print(flags, view, () => `archived ${view.id}`);
+}
+
+/** A session's spend against its ceilings, and which ceiling is tripped. */
+function budgetFields(view: SessionView): [string, string][] {
+  const g = view.guardrails ?? {};
+  const ceiling = (value: number | undefined, unit: (n: number) => string) => (value === undefined ? "none" : unit(value));
+  const usd = (n: number) => money(n);
+  const tokens = (n: number) => String(n);
+  return [
+    ["id", view.id],
+    ["spent", `${money(g.spentUsd)}, ${g.spentTokens ?? "-"} tokens`],
+    ["session ceiling", `${ceiling(g.budget?.sessionUsd, usd)}, ${ceiling(g.budget?.sessionTokens, tokens)} tokens`],
+    ["run ceiling", `${ceiling(g.budget?.runUsd, usd)}, ${ceiling(g.budget?.runTokens, tokens)} tokens`],
+    ["tripped", g.tripped ? (g.tripped.ceiling ?? "?") : "no"],
+  ];
+}
+
+export async function raiseBudget(id: string, flags: RemoteFlags & { usd?: number; tokens?: number }): Promise<ExitCode> {
+  if (flags.usd === undefined && flags.tokens === undefined) throw new CliError(USAGE_INVALID, "give --usd, --tokens or both (how much to raise the session's ceilings by)", EXIT.usage);
+  const body = { ...(flags.usd !== undefined ? { usd: flags.usd } : {}), ...(flags.tokens !== undefined ? { tokens: flags.tokens } : {}) };
+  const view = await (await ApiClient.from(flags)).json<SessionView>("POST", `/sessions/${enc(id)}/budget`, body);
+  return print(flags, view, () => renderFields(budgetFields(view), colors()));
+}
+
+export async function resetRunCeiling(id: string, flags: RemoteFlags): Promise<ExitCode> {
+  const view = await (await ApiClient.from(flags)).json<SessionView>("POST", `/sessions/${enc(id)}/reset-run-ceiling`);
+  return print(flags, view, () => renderFields(budgetFields(view), colors()));
 }
 
 function threadFields(view: ThreadView): [string, string][] {

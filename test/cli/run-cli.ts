@@ -2,7 +2,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-export const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+/** The built CLI; AGENT_ADAPTOR_TEST_CLI runs these tests against another build of it. */
+export const bin = process.env.AGENT_ADAPTOR_TEST_CLI ?? fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 export interface CliOutcome {
   code: number | null;

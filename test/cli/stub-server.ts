@@ -25,6 +25,8 @@ export interface StubSession {
   /** The session's log: `event` is the event's wire JSON. */
   log: { seq: number; event: { type: string } & Record<string, unknown> }[];
   pending: { requestId: string; runId: string }[];
+  /** Question requests waiting, as `GET /pending` lists them. */
+  questions: { requestId: string; runId: string; questions: Record<string, unknown>[] }[];
   answers: { requestId: string; body: unknown }[];
 }
 
@@ -56,7 +58,7 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
   const fail = (c: Context, status: 400 | 401 | 404 | 409, code: string, message: string) => c.json({ error: { code, message } }, status);
   const frame = (entry: StubSession["log"][number]) => `id: ${entry.seq}\nevent: ${entry.event.type}\ndata: ${JSON.stringify(entry.event)}\n\n`;
   const view = (s: StubSession) => {
-    const { log: _log, pending: _pending, answers: _answers, ...rest } = s;
+    const { log: _log, pending: _pending, questions: _questions, answers: _answers, ...rest } = s;
     return rest;
   };
 
@@ -102,7 +104,15 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
   });
   app.get("/api/sessions/:id/pending", (c) => {
     const s = session(c);
-    return s ? c.json({ approvals: s.pending, questions: [] }) : fail(c, 404, "not_found", "no such session");
+    return s ? c.json({ approvals: s.pending, questions: s.questions }) : fail(c, 404, "not_found", "no such session");
+  });
+  app.post("/api/sessions/:id/questions/:requestId", async (c) => {
+    const s = session(c);
+    const requestId = c.req.param("requestId");
+    if (!s || !s.questions.some((q) => q.requestId === requestId)) return fail(c, 404, "not_found", "no such request");
+    s.answers.push({ requestId, body: await c.req.json() });
+    s.questions = s.questions.filter((q) => q.requestId !== requestId);
+    return c.json({ ok: true });
   });
   app.post("/api/sessions/:id/approvals/:requestId", async (c) => {
     const s = session(c);
@@ -192,6 +202,7 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
         metadata: {},
         log: [],
         pending: [],
+        questions: [],
         answers: [],
       };
       sessions.set(id, created);
