@@ -6,6 +6,7 @@
  */
 import { ProviderError } from "../errors/index.js";
 import type { DriverEvent, ToolStarted } from "../events/types.js";
+import { eventClock } from "../events/clock.js";
 
 /** Watchdog limits of a run (`CallDefaults.watchdogs`): 0 disables one, a negative value selects its default. */
 export interface WatchdogOptions {
@@ -145,7 +146,7 @@ export class RunWatchdogs {
 
   /** Activity: the idle clock restarts (armed only while nothing suspends it). */
   #touch(): void {
-    this.#lastActivity = Date.now();
+    this.#lastActivity = eventClock();
     if (this.#done || !this.#delivered || this.#limits.idleMs === 0 || this.#suspended()) return this.#disarmIdle();
     // One timer, re-armed only when it fires early: an event costs a clock read, not a timer.
     this.#idleTimer ??= setTimeout(() => this.#idleCheck(), this.#limits.idleMs);

@@ -3,6 +3,7 @@
  * terminal event last, records a bounded transcript and feeds the consumer's buffer.
  */
 import { EventBuffer, isDeltaEvent, type DeltaEvent, type OverflowPolicy } from "./buffer.js";
+import { eventClock } from "./clock.js";
 import { TextAccumulator } from "./text-accumulator.js";
 import type { AgentEvent, EventOf, EventPayloads, EventType, Provenance, TerminalEvent } from "./types.js";
 import { toWireData } from "./wire.js";
@@ -128,7 +129,7 @@ export class RunTimeline {
   #stamp(payload: Stampable<EventType>): AgentEvent {
     if (payload.type === "message.delta" || payload.type === "reasoning.delta") return this.#stampDelta(payload as DeltaPayload);
     // Object.assign, not spread: spreading a payload plus extra keys is ~20x slower on Node 20.
-    const event = Object.assign({ type: payload.type, seq: this.#nextSeq, runId: this.runId, at: Date.now() }, payload) as AgentEvent;
+    const event = Object.assign({ type: payload.type, seq: this.#nextSeq, runId: this.runId, at: eventClock() }, payload) as AgentEvent;
     if (this.threadId !== undefined) event.threadId = this.threadId;
     // The wire contract: what a host receives survives JSON unchanged (no undefined-valued keys).
     return toWireData(event);
@@ -144,7 +145,7 @@ export class RunTimeline {
     const seq = this.#nextSeq;
     const runId = this.runId;
     const threadId = this.threadId;
-    const at = Date.now();
+    const at = eventClock();
     if (provenance === undefined) {
       return (threadId === undefined ? { type, seq, runId, at, itemId, text } : { type, seq, runId, at, itemId, text, threadId }) as AgentEvent;
     }

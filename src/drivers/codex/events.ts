@@ -75,6 +75,7 @@ function turnError(error: Lenient<TurnError> | undefined): Partial<TurnError> | 
 }
 
 const PROVIDER = "codex";
+const AGENT_MESSAGE_DELTA = "item/agentMessage/delta";
 
 function provenance(event: string, itemId?: string): Provenance {
   return itemId === undefined ? { provider: PROVIDER, event } : { provider: PROVIDER, event, itemId };
@@ -110,6 +111,9 @@ export class TurnMapper {
   threadId: string | undefined;
   /** Agent-message text by item id, from deltas, until the item completes. */
   readonly #messages = new Map<string, TextAccumulator>();
+  /** The entry of `#messages` the last delta went to (unset when its item leaves the map). */
+  #lastMessageId: string | undefined;
+  #lastMessage: TextAccumulator | undefined;
   /** Streamed reasoning by item id, with its text so far, until the item completes. */
   readonly #reasoning = new Map<string, { stream: "summary" | "raw"; part: number; hasText: boolean; text: TextAccumulator }>();
   readonly #toolsStarted = new Set<string>();
@@ -152,6 +156,8 @@ export class TurnMapper {
   /** Maps one notification. Unknown methods become an `unknown_notification` notice. */
   handle(method: string, params: unknown): Promise<void> | void {
     if (this.#done || this.#closed) return;
+    // The bulk of a turn: compared first, it skips the table lookup and the generic frame reading.
+    if (method === AGENT_MESSAGE_DELTA) return this.#agentMessageDelta(params);
     if (!Object.hasOwn(HANDLERS, method)) {
       return this.notice("info", "unknown_notification", `codex sent an unrecognised notification ${method.slice(0, 80)}`, method.slice(0, 80));
     }
@@ -266,7 +272,7 @@ export class TurnMapper {
 
   async #messageCompleted(item: ItemOf<"agentMessage">, id: string): Promise<void> {
     const text = str(item.text) ?? this.#messages.get(id)?.toString() ?? "";
-    this.#messages.delete(id);
+    this.#forgetMessage(id);
     const phase = str(item.phase);
     this.completedMessages.push(phase === undefined ? { id, text } : { id, text, phase });
     await this.emit({ type: "message.completed", itemId: id, text, provenance: provenance("item/completed", id) });
@@ -347,11 +353,32 @@ export class TurnMapper {
 
   // --- deltas ----------------------------------------------------------------------------------
 
+  /** Drops an item's text from `#messages` (and from the last-delta shortcut). */
+  #forgetMessage(id: string): void {
+    this.#messages.delete(id);
+    if (id === this.#lastMessageId) this.#lastMessageId = this.#lastMessage = undefined;
+  }
+
+  /** `item/agentMessage/delta`, read as the table's handler and `handle` would, without their indirections. */
+  #agentMessageDelta(params: unknown): Promise<void> | undefined {
+    const p = readFrame<ParamsOf<typeof AGENT_MESSAGE_DELTA>>(params);
+    if (p === undefined) return;
+    const threadId = p.threadId;
+    if (typeof threadId === "string" && this.threadId !== undefined && threadId !== this.threadId) return;
+    return this.messageDelta(str(p.itemId), str(p.delta));
+  }
+
   /** Not async: the bulk of a turn, a delta the sink takes at once costs no promise. */
   messageDelta(itemId: string | undefined, delta: string | undefined): Promise<void> | undefined {
     if (itemId === undefined || delta === undefined || delta === "") return;
-    let acc = this.#messages.get(itemId);
-    if (acc === undefined) this.#messages.set(itemId, (acc = new TextAccumulator()));
+    // Deltas come in runs of one item: the last item's text is found without a map lookup.
+    let acc = itemId === this.#lastMessageId ? this.#lastMessage : undefined;
+    if (acc === undefined) {
+      acc = this.#messages.get(itemId);
+      if (acc === undefined) this.#messages.set(itemId, (acc = new TextAccumulator()));
+      this.#lastMessageId = itemId;
+      this.#lastMessage = acc;
+    }
     acc.append(delta);
     return this.emit({ type: "message.delta", itemId, text: delta, provenance: { provider: PROVIDER, event: "item/agentMessage/delta", itemId } });
   }
@@ -469,7 +496,7 @@ export class TurnMapper {
   async closeOpenItems(): Promise<void> {
     this.#closed = true;
     for (const [id, text] of [...this.#messages]) {
-      this.#messages.delete(id);
+      this.#forgetMessage(id);
       await this.emit({ type: "message.completed", itemId: id, text: text.toString(), provenance: { provider: PROVIDER, itemId: id } });
     }
     for (const [id, state] of [...this.#reasoning]) {
