@@ -14,5 +14,5 @@ export type { ServerDriverName } from "./driver-names.js";
 export { DEFAULT_HOST, DEFAULT_PORT } from "./host.js";
 export { SERVER_ERROR_STATUS } from "./http-error.js";
 export type { ErrorBody, ServerErrorCode } from "./http-error.js";
-export type { PendingApproval, PendingQuestion, SessionView, ThreadView } from "./schemas.js";
+export type { PendingApproval, PendingQuestion, QueuedPromptView, SessionView, ThreadView } from "./schemas.js";
 export type { GateState, SessionState } from "../session/types.js";

@@ -98,3 +98,17 @@ export interface PendingQuestion {
   requestId: string;
   questions: Record<string, unknown>[];
 }
+
+/** A message waiting in a session's inbox (`GET /api/sessions/:id/queue`), oldest first. */
+export interface QueuedPromptView {
+  promptId: string;
+  kind: "prompt" | "steer" | "follow_up";
+  /** Who queued it (the submit's `from`), when given. */
+  from?: string;
+  queuedAt: string;
+  /** The message, cut at 2000 characters (then `truncated`). */
+  text: string;
+  truncated?: boolean;
+  /** Inputs attached to it in this process. */
+  inputCount: number;
+}

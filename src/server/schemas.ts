@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 
-export type { PendingApproval, PendingQuestion, SessionView, ThreadView } from "./public-types.js";
+export type { PendingApproval, PendingQuestion, QueuedPromptView, SessionView, ThreadView } from "./public-types.js";
 
 const object = z.record(z.string(), z.unknown());
 
@@ -68,7 +68,6 @@ export const sessionViewSchema = z
     settings: z.object({ model: z.string().optional(), effort: z.string().optional() }),
     threadId: z.string(),
     lastSeq: z.number().int(),
-    nativeCommands: z.array(z.object({ name: z.string(), description: z.string().optional(), argumentHint: z.string().optional() })).optional(),
     nativeCommands: z.array(z.object({ name: z.string(), description: z.string().optional(), argumentHint: z.string().optional() })).optional(),
     live: z.boolean().openapi({ description: "Whether this server drives the session now (it is opened on demand)." }),
     createdAt: z.string(),
@@ -166,6 +165,20 @@ export const pendingQuestionSchema = z
   .openapi("PendingQuestion");
 
 export const pendingSchema = z.object({ approvals: z.array(pendingApprovalSchema), questions: z.array(pendingQuestionSchema) }).openapi("Pending");
+
+export const queuedPromptSchema = z
+  .object({
+    promptId: z.string(),
+    kind: z.enum(["prompt", "steer", "follow_up"]),
+    from: z.string().optional().openapi({ description: "Who queued it (the submit's `from`), when given." }),
+    queuedAt: z.string(),
+    text: z.string().openapi({ description: "The message, cut at 2000 characters (then `truncated`)." }),
+    truncated: z.boolean().optional(),
+    inputCount: z.number().int(),
+  })
+  .openapi("QueuedPrompt");
+
+export const queueSchema = z.object({ prompts: z.array(queuedPromptSchema) }).openapi("Queue");
 
 export const eventsQuery = z.object({
   after: z.coerce.number().int().min(0).optional().openapi({ description: "Resume after this session seq (the Last-Event-ID header wins when both are sent)." }),

@@ -16,7 +16,7 @@ import type { Budget, Session, SessionEvent, SessionRecord, SessionRunOptions, S
 import type { SessionEventLog } from "../bridges/shared/event-source.js";
 import { ApiError, notFound } from "./http-error.js";
 import { PendingRequests, trackPending } from "./pending.js";
-import type { SessionView } from "./schemas.js";
+import type { QueuedPromptView, SessionView } from "./schemas.js";
 import type { ServedAgent } from "./agents.js";
 
 /** The metadata key the agent's name is kept under (the record knows only the driver). */
@@ -25,6 +25,9 @@ const RESERVED_PREFIX = "agent-adaptor.";
 
 /** The sessions a list answers without a `limit` (the stores' own default, docs/server.md). */
 const DEFAULT_LIST_LIMIT = 100;
+
+/** The characters of a queued message the queue route answers with. */
+const QUEUED_TEXT_MAX = 2000;
 
 /** How many stored sessions (newest first) a thread deletion checks for one driving the thread. */
 const THREAD_GUARD_SCAN = 1000;
@@ -265,6 +268,22 @@ export class SessionHub {
     const record = await this.store.get(id);
     if (!record) throw notFound("session");
     return record;
+  }
+
+  /** The session's inbox as the store keeps it (a submit resolves once its prompt is stored), each text bounded. */
+  async queue(id: string): Promise<QueuedPromptView[]> {
+    return (await this.record(id)).queue.map((queued) => {
+      const cut = queued.text.length > QUEUED_TEXT_MAX;
+      return {
+        promptId: queued.promptId,
+        kind: queued.kind,
+        ...(queued.from !== undefined ? { from: queued.from } : {}),
+        queuedAt: queued.queuedAt,
+        text: cut ? queued.text.slice(0, QUEUED_TEXT_MAX) : queued.text,
+        ...(cut ? { truncated: true } : {}),
+        inputCount: queued.inputCount,
+      };
+    });
   }
 
   /** The session as the API shows it: the live status where this server drives it, else the stored record. */

@@ -12,6 +12,7 @@ import {
   inspectionSchema,
   okSchema,
   pendingSchema,
+  queueSchema,
   questionBody,
   reasonBody,
   requestParams,
@@ -44,6 +45,14 @@ const hold = apiRoute({ method: "post", path: "/api/sessions/{id}/hold", tags, r
 const pause = apiRoute({ method: "post", path: "/api/sessions/{id}/pause", tags, request: { params: idParams, ...body(reasonBody) }, responses: { 200: json(okSchema, "Gate closed after the run in flight") } });
 const resume = apiRoute({ method: "post", path: "/api/sessions/{id}/resume", tags, request: { params: idParams, ...body(resumeBody) }, responses: { 200: json(okSchema, "Gate open") } });
 const pending = apiRoute({ method: "get", path: "/api/sessions/{id}/pending", tags, request: { params: idParams }, responses: { 200: json(pendingSchema, "Requests of the run in flight waiting for an answer") } });
+const queue = apiRoute({
+  method: "get",
+  path: "/api/sessions/{id}/queue",
+  tags,
+  description: "The messages waiting in the session's inbox, oldest first, each with who queued it and its text (cut at 2000 characters).",
+  request: { params: idParams },
+  responses: { 200: json(queueSchema, "The queued messages") },
+});
 const approve = apiRoute({ method: "post", path: "/api/sessions/{id}/approvals/{requestId}", tags, request: { params: requestParams, ...body(approvalBody) }, responses: { 200: json(okSchema, "Answered") } });
 const answer = apiRoute({ method: "post", path: "/api/sessions/{id}/questions/{requestId}", tags, request: { params: requestParams, ...body(questionBody) }, responses: { 200: json(okSchema, "Answered or declined") } });
 const inspection = apiRoute({ method: "get", path: "/api/sessions/{id}/inspection", tags, request: { params: idParams }, responses: { 200: json(inspectionSchema, "The session agent's live inspection") } });
@@ -132,8 +141,9 @@ function controlRoutes(app: OpenAPIHono, { hub }: RouteContext): void {
   });
 }
 
-/** The requests of the run in flight: what waits, and the answers. */
+/** The requests of the run in flight: what waits, and the answers; and the inbox. */
 function requestRoutes(app: OpenAPIHono, { hub }: RouteContext): void {
+  app.openapi(queue, async (c) => c.json({ prompts: await hub.queue(c.req.valid("param").id) }, 200));
   app.openapi(pending, async (c) => {
     const live = await hub.driven(c.req.valid("param").id);
     // An archived session has no run in flight, so nothing waits.
