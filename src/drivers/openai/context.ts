@@ -8,7 +8,7 @@
  */
 import type { OpenAIClient } from "./client.js";
 import type { ContentPart, ConversationMessage } from "./conversation.js";
-import type { ModelRequest } from "./wire/types.js";
+import type { ModelRequest, ToolSpec } from "./wire/types.js";
 
 /** Characters per token of the estimate (a common rule of thumb for English and code). */
 const CHARS_PER_TOKEN = 4;
@@ -98,10 +98,22 @@ export function messageChars(message: ConversationMessage): number {
   }
 }
 
+/** The characters of a tool list, counted once per list (a driver's runs share theirs, see toolbox.ts). */
+const toolChars = new WeakMap<readonly ToolSpec[], number>();
+
+function toolsChars(tools: readonly ToolSpec[]): number {
+  let chars = toolChars.get(tools);
+  if (chars === undefined) {
+    chars = 0;
+    for (const tool of tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length;
+    toolChars.set(tools, chars);
+  }
+  return chars;
+}
+
 /** The estimated size of a request in tokens: its characters over four, messages, system prompt and tool specs. */
 export function estimateTokens(request: Pick<ModelRequest, "instructions" | "messages" | "tools">): number {
-  let chars = request.instructions?.length ?? 0;
-  for (const tool of request.tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length;
+  let chars = (request.instructions?.length ?? 0) + toolsChars(request.tools);
   for (const message of request.messages) chars += messageChars(message) + 8;
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }

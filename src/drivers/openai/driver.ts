@@ -83,6 +83,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
   readonly #windows: ContextWindows;
   /** One client per API key value: connections are reused across runs. */
   readonly #clients = new Map<string, OpenAIClient>();
+  #fingerprint: string | undefined;
 
   constructor(config: ResolvedOpenAIConfig, deps: OpenAIDriverDeps) {
     this.#config = config;
@@ -115,7 +116,9 @@ class OpenAIDriverImpl implements OpenAIDriver {
   }
 
   fingerprint(): string {
-    return configFingerprint(this.#config);
+    // Core asks before every run; the config never changes.
+    this.#fingerprint ??= configFingerprint(this.#config);
+    return this.#fingerprint;
   }
 
   compatibility(): Record<string, string> {

@@ -65,30 +65,35 @@ class Segments {
   #text: string | undefined;
   #reasoning: string | undefined;
   delivered = false;
+  readonly #textId: string;
+  readonly #reasoningId: string;
 
   constructor(
     readonly emitter: OrderedEmitter,
-    readonly step: number,
-  ) {}
+    step: number,
+  ) {
+    this.#textId = `msg_${step}`;
+    this.#reasoningId = `rsn_${step}`;
+  }
 
   readonly sink: DeltaSink = {
     text: (delta) => {
       this.delivered = true;
-      this.#text = (this.#text ?? "") + delta;
-      return this.emitter.offer({ type: "message.delta", itemId: `msg_${this.step}`, text: delta });
+      this.#text = this.#text === undefined ? delta : this.#text + delta;
+      return this.emitter.offer({ type: "message.delta", itemId: this.#textId, text: delta });
     },
     reasoning: (delta) => {
       this.delivered = true;
-      this.#reasoning = (this.#reasoning ?? "") + delta;
-      return this.emitter.offer({ type: "reasoning.delta", itemId: `rsn_${this.step}`, text: delta });
+      this.#reasoning = this.#reasoning === undefined ? delta : this.#reasoning + delta;
+      return this.emitter.offer({ type: "reasoning.delta", itemId: this.#reasoningId, text: delta });
     },
   };
 
   /** Completes the items this request opened (also after a failure: what was said stays said). */
   async close(): Promise<void> {
     const provenance = { provider: PROVIDER };
-    if (this.#reasoning !== undefined) await this.emitter.emit({ type: "reasoning.completed", itemId: `rsn_${this.step}`, text: this.#reasoning, provenance });
-    if (this.#text !== undefined) await this.emitter.emit({ type: "message.completed", itemId: `msg_${this.step}`, text: this.#text, provenance });
+    if (this.#reasoning !== undefined) await this.emitter.emit({ type: "reasoning.completed", itemId: this.#reasoningId, text: this.#reasoning, provenance });
+    if (this.#text !== undefined) await this.emitter.emit({ type: "message.completed", itemId: this.#textId, text: this.#text, provenance });
     this.#reasoning = undefined;
     this.#text = undefined;
   }
@@ -178,6 +183,9 @@ async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer
 class RequestDeadline {
   readonly #timer: NodeJS.Timeout;
   readonly #controller = new AbortController();
+  readonly #runSignal: AbortSignal;
+  // A listener on the run's signal rather than AbortSignal.any, which costs tens of µs per request.
+  readonly #onRunAbort = () => this.#controller.abort(this.#runSignal.reason);
   readonly signal: AbortSignal;
   expired = false;
 
@@ -185,7 +193,10 @@ class RequestDeadline {
     runSignal: AbortSignal,
     readonly ms: number,
   ) {
-    this.signal = AbortSignal.any([runSignal, this.#controller.signal]);
+    this.#runSignal = runSignal;
+    this.signal = this.#controller.signal;
+    if (runSignal.aborted) this.#onRunAbort();
+    else runSignal.addEventListener("abort", this.#onRunAbort, { once: true });
     this.#timer = setTimeout(() => {
       this.expired = true;
       this.#controller.abort();
@@ -194,6 +205,7 @@ class RequestDeadline {
 
   clear(): void {
     clearTimeout(this.#timer);
+    this.#runSignal.removeEventListener("abort", this.#onRunAbort);
   }
 
   /** The typed failure of a request the deadline cut (retryable while none of its output went out). */

@@ -22,8 +22,7 @@ import { Subagents } from "./subagents.js";
 import { generateTitle } from "./title.js";
 import type { ContextWindows } from "./context.js";
 import { McpServers } from "./mcp/servers.js";
-import { allowedBuiltins, Toolbox } from "./toolbox.js";
-import { builtinTools } from "./tools/index.js";
+import { toolboxFor, type Toolbox } from "./toolbox.js";
 import { TurnUsage } from "./usage.js";
 import { chatApi } from "./wire/chat.js";
 import { responsesApi } from "./wire/responses.js";
@@ -84,8 +83,7 @@ async function openTools(request: RunRequest, ctx: RunContext, signal: AbortSign
   if (endpoint !== undefined) servers.push({ name: endpoint.http.name, url: endpoint.http.url, headers: { ...endpoint.http.headers } });
   try {
     const mcp = servers.length > 0 ? await McpServers.open(servers, { cwd: request.workspace, redactor: ctx.redactor, onSpawn: ctx.onSpawn }, signal) : undefined;
-    const builtins = ctx.config.tools.builtin ? allowedBuiltins(builtinTools({ bash: ctx.config.tools.bash, grep: ctx.config.tools.grep }), ctx.config.tools.only, request.policy) : [];
-    return { toolbox: new Toolbox(builtins, mcp, ctx.config.subagents !== undefined), ...(endpoint !== undefined ? { endpoint } : {}) };
+    return { toolbox: toolboxFor(ctx.config, request.policy, mcp), ...(endpoint !== undefined ? { endpoint } : {}) };
   } catch (error) {
     await endpoint?.close().catch(() => {});
     throw error;

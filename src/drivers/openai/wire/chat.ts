@@ -4,10 +4,10 @@
  * `reasoning_content` (or `reasoning`) extension of the delta; usage in the final chunk asked for
  * with `stream_options.include_usage`.
  */
-import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { ProviderError } from "../../../errors/index.js";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
-import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type WireApi, requestUsage } from "./types.js";
+import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
 
 function contentPart(part: ContentPart): ChatCompletionContentPart {
   if (part.type === "text") return { type: "text", text: part.text };
@@ -36,13 +36,22 @@ function message(m: ConversationMessage): ChatCompletionMessageParam {
   }
 }
 
+/** The wire form of a tool list, built once per list (a driver's runs share theirs, see toolbox.ts). */
+const wireTools = new WeakMap<readonly ToolSpec[], ChatCompletionTool[]>();
+
+function toolsParam(tools: readonly ToolSpec[]): ChatCompletionTool[] {
+  let out = wireTools.get(tools);
+  if (out === undefined) wireTools.set(tools, (out = tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }))));
+  return out;
+}
+
 /** The streamed request body for one model request. */
 export function chatParams(request: ModelRequest): ChatCompletionCreateParamsStreaming {
   const messages: ChatCompletionMessageParam[] = [];
   if (request.instructions !== undefined && request.instructions !== "") messages.push({ role: "system", content: request.instructions });
   for (const m of request.messages) messages.push(message(m));
   const params: ChatCompletionCreateParamsStreaming = { model: request.model, messages, stream: true, stream_options: { include_usage: true } };
-  if (request.tools.length > 0) params.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  if (request.tools.length > 0) params.tools = toolsParam(request.tools);
   if (request.effort !== undefined) params.reasoning_effort = request.effort as ChatCompletionCreateParamsStreaming["reasoning_effort"];
   if (request.outputSchema !== undefined) params.response_format = { type: "json_schema", json_schema: { name: "output", schema: request.outputSchema, strict: false } };
   if (request.maxOutputTokens !== undefined) params.max_tokens = request.maxOutputTokens;

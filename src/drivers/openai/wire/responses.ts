@@ -4,10 +4,10 @@
  * endpoint keeps nothing and a thread resumes anywhere. Reasoning arrives as summary or reasoning
  * text deltas; usage with `response.completed`.
  */
-import type { ResponseCreateParamsStreaming, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
+import type { FunctionTool, ResponseCreateParamsStreaming, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
 import { ProviderError } from "../../../errors/index.js";
-import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type WireApi, requestUsage } from "./types.js";
+import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
 
 function inputContent(part: ContentPart): ResponseInputContent {
   if (part.type === "text") return { type: "input_text", text: part.text };
@@ -33,11 +33,20 @@ function items(m: ConversationMessage): ResponseInputItem[] {
   }
 }
 
+/** The wire form of a tool list, built once per list (a driver's runs share theirs, see toolbox.ts). */
+const wireTools = new WeakMap<readonly ToolSpec[], FunctionTool[]>();
+
+function toolsParam(tools: readonly ToolSpec[]): FunctionTool[] {
+  let out = wireTools.get(tools);
+  if (out === undefined) wireTools.set(tools, (out = tools.map((t) => ({ type: "function", name: t.name, description: t.description, parameters: t.parameters, strict: false }))));
+  return out;
+}
+
 /** The streamed request body for one model request. */
 export function responsesParams(request: ModelRequest): ResponseCreateParamsStreaming {
   const params: ResponseCreateParamsStreaming = { model: request.model, input: request.messages.flatMap(items), stream: true };
   if (request.instructions !== undefined && request.instructions !== "") params.instructions = request.instructions;
-  if (request.tools.length > 0) params.tools = request.tools.map((t) => ({ type: "function", name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+  if (request.tools.length > 0) params.tools = toolsParam(request.tools);
   if (request.effort !== undefined) params.reasoning = { effort: request.effort as NonNullable<ResponseCreateParamsStreaming["reasoning"]>["effort"] };
   if (request.outputSchema !== undefined) params.text = { format: { type: "json_schema", name: "output", schema: request.outputSchema, strict: false } };
   if (request.maxOutputTokens !== undefined) params.max_output_tokens = request.maxOutputTokens;
