@@ -1,5 +1,5 @@
 /** The attach server's HTTP API, with the bearer token on every request. */
-import type { AgentInfo, ApiErrorBody, Inspection, PendingApproval, PendingQuestion, SessionView } from "./wire.js";
+import type { AgentInfo, ApiErrorBody, Inspection, PendingApproval, PendingQuestion, QueuedPrompt, SessionView } from "./wire.js";
 import type { ApprovalAnswer } from "./approvals.js";
 
 export class ApiError extends Error {
@@ -36,6 +36,8 @@ export interface Api {
   /** Clear a tripped run ceiling so the next run may start. */
   resetRunCeiling(id: string): Promise<SessionView>;
   pending(id: string): Promise<{ approvals: PendingApproval[]; questions: PendingQuestion[] }>;
+  /** The messages waiting in the session's inbox, oldest first (text cut by the server at 2000 characters). */
+  queue(id: string): Promise<QueuedPrompt[]>;
   approve(id: string, requestId: string, answer: ApprovalAnswer): Promise<void>;
   answer(id: string, requestId: string, answers: Record<string, string | string[]>): Promise<void>;
   decline(id: string, requestId: string): Promise<void>;
@@ -83,6 +85,7 @@ export function createApi(token: string, base = "api/", doFetch: typeof fetch = 
     resetRunCeiling: (id) => call("POST", `${s(id)}/reset-run-ceiling`),
     configure: (id, settings) => call("POST", `${s(id)}/configure`, settings),
     pending: (id) => call("GET", `${s(id)}/pending`),
+    queue: async (id) => (await call<{ prompts: QueuedPrompt[] }>("GET", `${s(id)}/queue`)).prompts,
     approve: async (id, requestId, answer) => void (await call("POST", `${s(id)}/approvals/${encodeURIComponent(requestId)}`, answer)),
     answer: async (id, requestId, answers) => void (await call("POST", `${s(id)}/questions/${encodeURIComponent(requestId)}`, { answers })),
     decline: async (id, requestId) => void (await call("POST", `${s(id)}/questions/${encodeURIComponent(requestId)}`, { decline: true })),

@@ -105,6 +105,17 @@ export interface PendingQuestion {
   questions: Question[];
 }
 
+/** A message waiting in a session's inbox (GET /api/sessions/:id/queue; the server's `QueuedPromptView`). */
+export interface QueuedPrompt {
+  promptId: string;
+  kind: "prompt" | "steer" | "follow_up";
+  from?: string;
+  queuedAt: string;
+  text: string;
+  truncated?: boolean;
+  inputCount: number;
+}
+
 /** The error body of every refused request. */
 export interface ApiErrorBody {
   error: { code: string; message: string; issues?: { path: string; message: string }[] };

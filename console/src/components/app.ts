@@ -3,11 +3,12 @@ import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, createApi } from "../api.js";
+import { pollWhileVisible } from "../visible-poll.js";
 import type { AgentInfo, SessionView } from "../wire.js";
 import { SessionDetail, type StreamIndicator } from "./session-detail.js";
 import { SessionList } from "./session-list.js";
 
-/** How often the session list is refreshed while the page is visible, ms. */
+/** How often the session list is refreshed while the page is visible (not at all while hidden), ms. */
 const LIST_REFRESH_MS = 3000;
 /** Sessions listed: the newest this many (the list says so when there may be more). */
 export const SESSION_LIST_LIMIT = 100;
@@ -65,10 +66,8 @@ function Console({ token }: { token: string }): VNode {
   useEffect(() => {
     api.agents().then(setAgents, report);
     refresh();
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible") refresh();
-    }, LIST_REFRESH_MS);
-    return () => clearInterval(timer);
+    // The server has no live channel for the list; a hidden tab does not poll.
+    return pollWhileVisible(refresh, LIST_REFRESH_MS);
   }, [api, refresh, report]);
 
   const create = async (agent: string): Promise<void> => {

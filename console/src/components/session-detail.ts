@@ -1,6 +1,6 @@
 /**
- * The selected session: its controls, pending approvals and questions, live timeline and
- * inspection. Mounted per session (keyed by id), so switching sessions closes the old stream.
+ * The selected session: its controls, queued messages, pending approvals and questions, live
+ * timeline and inspection. Mounted per session (keyed by id), so switching sessions closes the old stream.
  */
 import { html } from "htm/preact";
 import type { VNode } from "preact";
@@ -15,6 +15,7 @@ import { BudgetCard } from "./budget-card.js";
 import { Controls, type ControlActions } from "./controls.js";
 import { InspectionView } from "./inspection-view.js";
 import { QuestionForm } from "./question-form.js";
+import { QueueView } from "./queue-view.js";
 import { TimelineView } from "./timeline-view.js";
 
 /** The stream's state as the header shows it: `ended` once the session is archived. */
@@ -116,6 +117,7 @@ export function SessionDetail({ id, session, api, token, run, onStreamStatus, on
       ${session !== undefined ? html`<span class=${`badge state-${session.state}`}>${session.state}</span> <span class="muted">${session.agent}</span>` : null}
     </header>
     <${Controls} session=${session} actions=${actions} />
+    ${session !== undefined ? html`<${QueueView} id=${id} queued=${session.queued} api=${api} />` : null}
     <div class="pending" aria-live="polite">
       ${session !== undefined && session.guardrails.tripped !== undefined
         ? html`<${BudgetCard}

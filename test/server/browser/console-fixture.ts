@@ -20,6 +20,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
  * built beside it and renamed into place, so test files starting at once never see half of it.
  */
 export function ensureConsoleBuilt(): void {
+  if (process.env.AGENT_ADAPTOR_TEST_CONSOLE !== undefined) return;
   const target = join(ROOT, "dist", "console");
   if (existsSync(join(target, "index.html"))) return;
   const staging = `${target}.building-${process.pid}`;
@@ -123,8 +124,10 @@ export async function startConsoleServer(agents?: Record<string, AgentConfig>, o
       await writeFile(configPath, JSON.stringify({ agents }, null, 2));
       config = await loadServerConfig(configPath);
     }
-    // The bundle the build wrote (the module's own default is beside dist/server, not src/server).
-    server = await createAttachServer({ ...(config ? { config } : {}), stateDir, port: 0, consoleRoot: join(ROOT, "dist", "console") });
+    // The bundle the build wrote (the module's own default is beside dist/server, not src/server);
+    // AGENT_ADAPTOR_TEST_CONSOLE names another build of it.
+    const consoleRoot = process.env.AGENT_ADAPTOR_TEST_CONSOLE ?? join(ROOT, "dist", "console");
+    server = await createAttachServer({ ...(config ? { config } : {}), stateDir, port: 0, consoleRoot });
     const { url, consoleUrl } = await server.listen();
     relay = await startRelay(Number(new URL(url).port));
     const relayed = new URL(consoleUrl);

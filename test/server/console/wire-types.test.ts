@@ -33,5 +33,6 @@ describe("console wire types", () => {
     expectTypeOf<Exclude<keyof Server.SessionView, keyof Console.SessionView>>().toEqualTypeOf<never>();
     expectTypeOf<Exclude<keyof Console.PendingApproval, keyof Server.PendingApproval>>().toEqualTypeOf<never>();
     expectTypeOf<Exclude<keyof Console.PendingQuestion, keyof Server.PendingQuestion>>().toEqualTypeOf<never>();
+    expectTypeOf<Console.QueuedPrompt>().toEqualTypeOf<Server.QueuedPromptView>();
   });
 });
