@@ -110,6 +110,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     ...(typeof driver.rewind === "function" ? { rewind: (request: RewindRequest, signal: AbortSignal) => (ready(), driver.rewind!(request, signal)) } : {}),
     instanceId: `agent_${process.pid}_${randomUUID()}`,
     leaseTtlMs: options.threadLeaseTtlMs ?? DEFAULT_THREAD_LEASE_TTL_MS,
+    redactor,
   };
 
   const agent: Agent = {

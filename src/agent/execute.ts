@@ -5,7 +5,7 @@
  * publishes exactly one terminal event, last, as the outcome decision (`outcome.ts`) says.
  */
 import { randomUUID } from "node:crypto";
-import type { Descriptor, Driver, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
+import type { Descriptor, Driver, ProviderStateHandle, ResolvedResources, RunRequest, RunResponse, StandbyHandle } from "../driver/types.js";
 import { markRunRefusal, RunCancelledError, RunFailedError } from "../errors/index.js";
 import { RunTimeline } from "../events/timeline.js";
 import { EVENTS_SCHEMA_VERSION, type AgentEvent, type Result, type ResultSummary } from "../events/types.js";
@@ -86,6 +86,8 @@ export interface ThreadRunHooks {
   begin(signal: AbortSignal, onLost: (error: Error) => void): Promise<ThreadBinding>;
   /** The provider's session id became known. */
   bound(providerSessionId: string): Promise<void>;
+  /** After `begin`: the thread's provider state under the run's lease, when the store keeps it. */
+  providerState?(redactor: Redactor): ProviderStateHandle | undefined;
   /** Save the checkpoint and release the lease. Called on every ending once `begin` resolved. */
   end(outcome: { runId: string; status: "completed" | "failed" | "cancelled"; providerSessionId?: string; turn: RunTurn }): Promise<void>;
 }
@@ -366,6 +368,8 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
   if (options.metadata !== undefined) request.metadata = { ...options.metadata };
   if (options.traceContext !== undefined) request.traceContext = { ...options.traceContext };
   if (scope.binding) request.thread = { ...scope.binding };
+  const providerState = scope.binding ? scope.thread?.providerState?.(context.redactor) : undefined;
+  if (providerState !== undefined) request.providerState = providerState;
   if (scope.thread?.operation !== undefined) request.operation = scope.thread.operation;
   if (scope.standby) request.standby = scope.standby;
   if (scope.hostTools) request.hostTools = scope.hostTools.link;

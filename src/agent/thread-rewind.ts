@@ -9,6 +9,8 @@ import { randomUUID } from "node:crypto";
 import type { RewindRequest } from "../driver/types.js";
 import { ConfigError, FeatureUnsupportedError, ThreadBusyError, ThreadNotFoundError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
+import type { Redactor } from "../redact/redact.js";
+import { providerStateHandle } from "./provider-state.js";
 import type { HistoryTurn, NewHistoryTurn, ThreadCheckpoint, ThreadRecord, ThreadStore } from "../thread/store.js";
 
 /** What a rewind needs from its agent. */
@@ -20,6 +22,8 @@ export interface RewindHost {
   leaseTtlMs: number;
   /** The driver's `rewind`, when it has one. */
   rewind?: (request: RewindRequest, signal: AbortSignal) => Promise<{ providerSessionId: string }>;
+  /** The agent's redactor, for the provider state the rewind writes; absent: no provider state. */
+  redactor?: Redactor;
   /** Wraps a store call (an untyped failure becomes `store_failed`). */
   stored<T>(call: Promise<T>): Promise<T>;
 }
@@ -102,7 +106,10 @@ export async function rewindThread(host: RewindHost, id: string, turn: unknown, 
       await host.store.releaseLease(id, owner);
       return record;
     }
-    const copy = await host.rewind({ providerSessionId: record.providerSessionId, dropRunIds: dropped.map((t) => t.runId), workspace: record.workspace }, signal ?? new AbortController().signal);
+    const request: RewindRequest = { providerSessionId: record.providerSessionId, dropRunIds: dropped.map((t) => t.runId), workspace: record.workspace };
+    const providerState = host.redactor === undefined ? undefined : providerStateHandle(host.store, id, owner, host.redactor);
+    if (providerState !== undefined) request.providerState = providerState;
+    const copy = await host.rewind(request, signal ?? new AbortController().signal);
     if (typeof copy?.providerSessionId !== "string" || copy.providerSessionId === "") throw new ConfigError(`rewind: driver ${host.driverId} returned no session id`);
     await host.stored(host.store.appendTurn(id, owner, rewindEntry(id, target, dropped)));
     const saved = await host.stored(host.store.saveCheckpoint(id, owner, { providerSessionId: copy.providerSessionId, checkpoint: checkpointOf(kept) }));

@@ -27,6 +27,8 @@ import type { CompactSupport, RunOperation } from "../driver/types.js";
 import type { GoalOperation, GoalResponse } from "../driver/goals.js";
 import { probeGoals, type GoalCallOptions, type GoalControl, type GoalHost } from "./thread-goals.js";
 import { rewindThread, type RewindHost } from "./thread-rewind.js";
+import { copyProviderState, providerStateHandle } from "./provider-state.js";
+import type { Redactor } from "../redact/redact.js";
 
 /** Call options of a thread run. */
 export interface ThreadCallOptions<O extends OutputOption | undefined = OutputOption | undefined> extends CallOptions<O> {
@@ -99,6 +101,8 @@ export interface ThreadHost {
   goals?(operation: GoalOperation, providerSessionId: string | undefined, signal: AbortSignal): Promise<GoalResponse>;
   /** The driver's native rewind (`Driver.rewind`), when it has one. */
   rewind?: RewindHost["rewind"];
+  /** The agent's redactor: what a driver saves as provider state is written without its secrets. */
+  redactor?: Redactor;
 }
 
 const LEASE_POLL_MS = 100;
@@ -251,6 +255,7 @@ export class ThreadHandle implements Thread {
       ...(parent.providerSessionId !== undefined ? { providerSessionId: parent.providerSessionId } : {}),
     }));
     await copyHistory(this.#host, parent, record.id);
+    await forkProviderState(this.#host, parent.id, record.id);
     return new ThreadHandle(this.#host, record.id);
   }
 
@@ -307,6 +312,10 @@ export class ThreadHandle implements Thread {
         }
       },
 
+      providerState(redactor) {
+        return owner === "" ? undefined : providerStateHandle(host.store, id, owner, redactor);
+      },
+
       async bound(providerSessionId) {
         if (checkpoint.forkPending) delete checkpoint.forkPending;
         await stored(host.store.saveCheckpoint(id, owner, { providerSessionId, checkpoint }));
@@ -345,6 +354,25 @@ async function copyHistory(host: ThreadHost, parent: ThreadRecord, forkId: strin
   try {
     if (!(await stored(store.acquireLease(forkId, owner, host.leaseTtlMs)))) throw new ThreadBusyError();
     for (const turn of turns.reverse()) await stored(store.appendTurn(forkId, owner, turn));
+    await stored(store.releaseLease(forkId, owner));
+  } catch (error) {
+    await store.releaseLease(forkId, owner).catch(() => undefined);
+    await store.delete(forkId).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * A fork's driver state starts as a copy of its parent's (the conversation its first run forks),
+ * written under the new thread's lease; if that fails, the fork is removed again.
+ */
+async function forkProviderState(host: ThreadHost, parentId: string, forkId: string): Promise<void> {
+  const { store } = host;
+  if (typeof store.loadProviderState !== "function" || typeof store.saveProviderState !== "function") return;
+  const owner = `${host.instanceId}/${randomUUID()}`;
+  try {
+    if (!(await stored(store.acquireLease(forkId, owner, host.leaseTtlMs)))) throw new ThreadBusyError();
+    await copyProviderState(store, parentId, forkId, owner);
     await stored(store.releaseLease(forkId, owner));
   } catch (error) {
     await store.releaseLease(forkId, owner).catch(() => undefined);

@@ -186,6 +186,31 @@ export interface ResolvedInput {
   deliveryMode: DeliveryMode;
 }
 
+/**
+ * Thread-scoped provider state: one opaque JSON document per thread that a driver keeps in the
+ * agent's thread store instead of (or besides) a directory of its own, so any host sharing the
+ * store resumes, forks and rewinds the thread. Core hands one to a run on a thread
+ * ({@link RunRequest.providerState}) and to {@link Driver.rewind}; a fork starts with a copy of its
+ * parent's document, and deleting a thread deletes it.
+ */
+export interface ProviderStateHandle {
+  /** The largest document {@link ProviderStateHandle.save} takes, in UTF-8 bytes of its JSON text. */
+  readonly maxBytes: number;
+  /** The document last saved for the thread (a copy of the parent's for a fork); undefined when none. */
+  load(): Promise<unknown>;
+  /**
+   * Replaces the thread's document with `document` (a JSON value: plain objects, arrays, strings,
+   * finite numbers, booleans, null), written as the holder of the thread's lease and durable once
+   * the promise resolves. Every secret registered with the run (the driver's, the host's, those
+   * learned during the run) is removed from its strings first; redacting secret-shaped tokens in
+   * text is the driver's part, which alone knows which strings are text. Rejects with
+   * `StoreError` `provider_state_too_large` when its JSON text is over `maxBytes`,
+   * `LeaseLostError` when the thread's lease was lost, and `ConfigError` for a value JSON cannot
+   * carry; nothing is written then.
+   */
+  save(document: unknown): Promise<void>;
+}
+
 export interface RunRequest {
   runId: string;
   /** Absent: `"prompt"`. A driver without `features.compact` never receives `"compact"`. */
@@ -200,6 +225,12 @@ export interface RunRequest {
   workspace: string;
   resources: ResolvedResources;
   thread?: { id: string; providerSessionId?: string; fork?: boolean };
+  /**
+   * Set on a thread run when the agent's thread store keeps provider state: the thread's document,
+   * loaded and saved under the run's lease. A driver that persists its conversation itself keeps
+   * it here for thread runs, so another host sharing the store resumes it.
+   */
+  providerState?: ProviderStateHandle;
   /**
    * Claimed by core for this run when compatible: a prepared standby, or the thread's warm writer
    * a previous run returned as {@link RunResponse.writer}. The driver closes it after the run
@@ -279,6 +310,8 @@ export interface RewindRequest {
   /** The runs whose turns leave the conversation, oldest first (the thread's turns after the one rewound to). */
   dropRunIds: string[];
   workspace: string;
+  /** The thread's provider state, under the rewind's lease (as on {@link RunRequest.providerState}). */
+  providerState?: ProviderStateHandle;
 }
 
 export interface Driver {

@@ -124,6 +124,7 @@ export const ERROR_CODES = {
   store_closed: { meaning: "the store was closed", errorClass: "StoreError", retryable: false },
   store_failed: { meaning: "anything else the database reported", errorClass: "StoreError", retryable: false },
   store_seq_conflict: { meaning: "appended session events do not continue the stored log (a gap or a duplicate `seq`)", errorClass: "StoreError", retryable: false },
+  provider_state_too_large: { meaning: "a driver's thread-scoped provider state is over its size limit (nothing was written)", errorClass: "StoreError", retryable: false },
   // --- sessions and their event logs ------------------------------------------------------------
   session_not_found: { meaning: "no session with that id exists in the store", errorClass: "SessionNotFoundError", retryable: false },
   session_exists: { meaning: "a session with that id already exists", errorClass: "SessionExistsError", retryable: false },

@@ -367,7 +367,8 @@ export class ResponseRejectedError extends AdaptorError {
  * `store_corrupt` (not a database, or a damaged one), `store_busy` (locked past the busy timeout,
  * every pooled connection in use, too many connections), `store_schema_newer`, `store_closed`,
  * `store_failed` (anything else the database reported), `store_seq_conflict` (session events that
- * do not continue the stored log).
+ * do not continue the stored log), `provider_state_too_large` (a driver's thread-scoped state over
+ * its size limit; nothing written).
  */
 export type StoreErrorCode =
   | "store_unavailable"
@@ -378,7 +379,8 @@ export type StoreErrorCode =
   | "store_schema_newer"
   | "store_closed"
   | "store_failed"
-  | "store_seq_conflict";
+  | "store_seq_conflict"
+  | "provider_state_too_large";
 
 /**
  * A thread store failed. The message never holds a path, a connection string or a credential;

@@ -223,17 +223,42 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   const redactValue = <T>(v: T): T => copyRedacted(v, redactText, new WeakMap()) as T;
 
+  const redactLiterals = (s: string): string => {
+    if (typeof s !== "string" || s.length === 0) return s;
+    if (combined === undefined) compile();
+    if (literalOnly === undefined) return s;
+    literalOnly.lastIndex = 0;
+    if (!literalOnly.test(s)) return s;
+    let out = s.replace(literalOnly, REDACTED);
+    for (const lit of literals) if (out.includes(lit)) out = out.split(lit).join(REDACTED);
+    return out;
+  };
+
   const redactor: Redactor = {
     addSecret: (value: string) => add(value, MIN_SECRET_LENGTH),
     redactText,
     redactValue,
   };
+  literalRedactors.set(redactor, redactLiterals);
   forgetters.set(redactor, (value) => {
     if (!literals.delete(value)) return;
     combined = undefined;
     literalOnly = undefined;
   });
   return redactor;
+}
+
+/** How each redactor made by {@link createRedactor} removes its registered secrets only. */
+const literalRedactors = new WeakMap<Redactor, (s: string) => string>();
+
+/**
+ * `s` with the registered secrets of `redactor` removed, but no secret-shaped pattern: for
+ * strings whose other bytes must stay as they are (base64 media, where a pattern could match by
+ * chance). A redactor not made by {@link createRedactor} redacts `s` fully.
+ */
+export function redactSecretsOnly(redactor: Redactor, s: string): string {
+  const literal = literalRedactors.get(redactor);
+  return literal === undefined ? redactor.redactText(s) : literal(s);
 }
 
 /** How each redactor made by {@link createRedactor} drops a literal it holds. */

@@ -3,8 +3,8 @@
  * and PostgreSQL stores, or a host's own — runs with the host's own test runner. It checks the
  * contract of `ThreadStore` through its public methods only: records and their copies, typed
  * errors, the single-writer lease (acquire, renew, release, takeover after expiry, atomic
- * acquisition under contention), durable checkpoints and the history of ended runs (appended
- * under the lease, paged newest first).
+ * acquisition under contention), durable checkpoints, the history of ended runs (appended
+ * under the lease, paged newest first) and, for a store that keeps it, the drivers' provider state.
  *
  * ```ts
  * import { describe, it } from "vitest";
@@ -22,6 +22,7 @@ import { AdaptorError } from "../errors/index.js";
 import type { NewThreadRecord, ThreadLease, ThreadStore } from "../thread/store.js";
 import type { ConformanceRunner } from "./conformance.js";
 import { registerHistoryCases } from "./thread-store-history-suite.js";
+import { registerProviderStateCases } from "./thread-store-state-suite.js";
 
 export interface ThreadStoreSuiteOptions {
   /** The `describe`/`it` pair of any runner (vitest, node:test, jest, mocha). */
@@ -392,6 +393,7 @@ export function runThreadStoreSuite(
     });
 
     registerHistoryCases({ runner: options.runner, timeout, withStore, makeStore, reopen, newRecord });
+    registerProviderStateCases({ runner: options.runner, timeout, withStore, makeStore, reopen, newRecord });
 
     it("close() is idempotent", async () => {
       const store = await makeStore();

@@ -123,6 +123,12 @@ export interface HistoryPage {
   nextBefore?: number;
 }
 
+/**
+ * The largest provider state document a built-in store keeps for one thread, in UTF-8 bytes of
+ * its JSON text (see `ThreadStore.saveProviderState`).
+ */
+export const PROVIDER_STATE_MAX_BYTES = 64 * 1024 * 1024;
+
 export interface ThreadStore {
   /** Insert a new record. Rejects with `ThreadExistsError` when the id is taken. */
   create(record: NewThreadRecord): Promise<ThreadRecord>;
@@ -161,6 +167,20 @@ export interface ThreadStore {
    * empty history. Deleting a thread deletes its history.
    */
   history(id: string, options?: HistoryOptions): Promise<HistoryPage>;
+  /**
+   * The thread's provider state: the JSON text of the opaque document its driver last saved
+   * (`RunRequest.providerState`), or undefined when it has none or the thread does not exist.
+   * Deleting a thread deletes it. Optional: a store without it gives drivers no thread-scoped
+   * state, and a driver that keeps its conversations itself (in a state directory) does so.
+   */
+  loadProviderState?(id: string): Promise<string | undefined>;
+  /**
+   * Replace the thread's provider state as the lease holder. Rejects with `LeaseLostError` when
+   * `owner` does not hold an unexpired lease, with `ThreadNotFoundError` for an unknown id, and
+   * with `StoreError` `provider_state_too_large` for a text over {@link PROVIDER_STATE_MAX_BYTES}
+   * (nothing is written then). Durable once resolved. Present exactly when `loadProviderState` is.
+   */
+  saveProviderState?(id: string, owner: string, state: string): Promise<void>;
   /** Release connections and handles. */
   close(): Promise<void>;
 }

@@ -12,7 +12,7 @@ import type { OpenAIClient } from "./client.js";
 import type { CompactionSettings } from "./config.js";
 import { ContextWindows, estimateTokens } from "./context.js";
 import { historyOf, type ConversationFile, type ConversationMessage, type ConversationTurn } from "./conversation.js";
-import { cutMiddle, newSessionId, type ConversationStore } from "./conversation-store.js";
+import { cutMiddle, newSessionId, type Conversations } from "./conversation-store.js";
 import { sumTurns, type TurnUsage } from "./usage.js";
 import type { ModelRequest, RequestUsage, WireApi } from "./wire/types.js";
 
@@ -31,7 +31,7 @@ export interface GuardContext {
   client: OpenAIClient;
   wire: WireApi;
   conversation: ConversationFile;
-  store: ConversationStore;
+  store: Conversations;
   emitter: OrderedEmitter;
   usage: TurnUsage;
   signal: AbortSignal;

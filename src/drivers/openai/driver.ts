@@ -3,9 +3,11 @@
  * any endpoint speaking Chat Completions or Responses, on the official `openai` client. The loop
  * runs in the host's process — there is no provider process to prepare or keep warm — and the
  * only child processes are the agent's stdio MCP servers (started per run) and the bash tool's
- * commands. Conversations live in the driver's `stateDir`, keyed by the session id a run returns.
+ * commands. A thread's conversation lives in the thread's provider state in the agent's thread
+ * store; a run without a thread keeps its conversation in the driver's `stateDir`, keyed by the
+ * session id the run returns.
  */
-import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, ModelDefaults, PrepareRequest, PrepareResponse, RewindRequest, RunRequest, RunResponse } from "../../driver/types.js";
+import type { Descriptor, Driver, EventSink, InspectRequest, InspectResponse, ModelDefaults, PrepareRequest, PrepareResponse, ProviderStateHandle, RewindRequest, RunRequest, RunResponse } from "../../driver/types.js";
 import { driverRedactor } from "../../driver/kit/env.js";
 import type { ProcessStats } from "../../driver/kit/processes.js";
 import type { Policy } from "../../driver/vocabulary.js";
@@ -25,10 +27,11 @@ import {
   type ResolvedOpenAIConfig,
 } from "./config.js";
 import { withoutRuns, type ConversationFile, type ConversationTurn } from "./conversation.js";
-import { ConversationStore, newSessionId } from "./conversation-store.js";
+import { ConversationStore, newSessionId, ThreadConversations, type Conversations } from "./conversation-store.js";
 import { ContextWindows } from "./context.js";
 import { inputCapabilities } from "./inputs.js";
 import { inspectEndpoint, TRANSPORT } from "./inspect.js";
+import { LinkedAbort } from "./linked-signal.js";
 import { RunQueues } from "./loop.js";
 import { runOpenAITurn } from "./run.js";
 
@@ -45,7 +48,11 @@ export interface OpenAIDriver extends Driver {
   followUp(runId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Child processes the driver owns (the runs' stdio MCP servers). */
   processes(): ProcessStats;
-  /** The title generated for a stored conversation (`title: true`), if it has one. Rejects with `provider_session_not_found` for an unknown id. */
+  /**
+   * The title generated for a stored conversation (`title: true`), if it has one: one in
+   * `stateDir`, or a thread's whose run this driver made (a thread's title is also in its runs'
+   * `Result.raw()`). Rejects with `provider_session_not_found` for an unknown id.
+   */
   title(providerSessionId: string): Promise<string | undefined>;
   /** A copy of a stored conversation without the given runs' turns, under a new session id (backs `Thread.rewind`). */
   rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }>;
@@ -55,6 +62,9 @@ export interface OpenAIDriver extends Driver {
 export interface OpenAIDriverDeps {
   importer?: OpenAIImporter;
 }
+
+/** Thread conversation titles `title()` answers from memory. */
+const MAX_REMEMBERED_TITLES = 1000;
 
 /** How many compactions a rewind goes back through to find a dropped turn. */
 const MAX_COMPACTIONS_BACK = 64;
@@ -81,6 +91,8 @@ class OpenAIDriverImpl implements OpenAIDriver {
   readonly #storeRedactor: Redactor;
   readonly #store: ConversationStore;
   readonly #windows: ContextWindows;
+  /** Titles of thread conversations this driver generated, newest last (see `title()`). */
+  readonly #titles = new Map<string, string>();
   /** One client per API key value: connections are reused across runs. */
   readonly #clients = new Map<string, OpenAIClient>();
   #fingerprint: string | undefined;
@@ -152,28 +164,45 @@ class OpenAIDriverImpl implements OpenAIDriver {
     this.#refuseClosed();
     const queues = new RunQueues();
     this.#queues.set(request.runId, queues);
-    const controller = new AbortController();
-    this.#runs.add(controller);
-    const runSignal = AbortSignal.any([signal, controller.signal]);
+    // Aborted by the caller's signal or by close().
+    const link = new LinkedAbort(signal);
+    this.#runs.add(link.controller);
+    const runSignal = link.signal;
     const mcpSecrets = request.resources.mcp.flatMap((s) => Object.values("command" in s ? (s.env ?? {}) : (s.headers ?? {})));
     for (const secret of mcpSecrets) this.#storeRedactor.addSecret(secret);
     try {
-      return await runOpenAITurn(request, sink, runSignal, {
+      const response = await runOpenAITurn(request, sink, runSignal, {
         config: this.#config,
         importer: this.#deps.importer,
         // The driver's secrets and every run's MCP credentials (added above).
         redactor: this.#storeRedactor,
-        store: this.#store,
+        store: this.#conversations(request.providerState),
         client: (OpenAIClass, apiKey) => this.#client(OpenAIClass, apiKey),
         queues,
         allowedFor: (id) => this.#allowedFor(id),
         onSpawn: (child) => this.#track(child),
         windows: this.#windows,
       });
+      if (request.providerState !== undefined) this.#rememberTitle(response);
+      return response;
     } finally {
-      this.#runs.delete(controller);
+      link.unlink();
+      this.#runs.delete(link.controller);
       if (this.#queues.get(request.runId) === queues) this.#queues.delete(request.runId);
     }
+  }
+
+  /** A thread's conversation is in the thread store, out of `title()`'s reach: its title is kept here. */
+  #rememberTitle(response: RunResponse): void {
+    const title = (response.raw as { title?: unknown } | undefined)?.title;
+    if (typeof title !== "string" || response.providerSessionId === undefined) return;
+    this.#titles.set(response.providerSessionId, title);
+    if (this.#titles.size > MAX_REMEMBERED_TITLES) this.#titles.delete(this.#titles.keys().next().value!);
+  }
+
+  /** A thread's conversations are in its provider state; a plain run's in `stateDir`. */
+  #conversations(state: ProviderStateHandle | undefined): Conversations {
+    return state === undefined ? this.#store : new ThreadConversations(state, this.#storeRedactor, this.#store);
   }
 
   #client(OpenAIClass: OpenAIClass, apiKey: string | undefined): OpenAIClient {
@@ -212,18 +241,19 @@ class OpenAIDriverImpl implements OpenAIDriver {
   }
 
   async title(providerSessionId: string): Promise<string | undefined> {
-    return (await this.#store.load(providerSessionId)).title;
+    return this.#titles.get(providerSessionId) ?? (await this.#store.load(providerSessionId)).title;
   }
 
   async rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }> {
     this.#refuseClosed();
     signal.throwIfAborted();
-    const stored = await this.#store.load(request.providerSessionId);
+    const store = this.#conversations(request.providerState);
+    const stored = await store.load(request.providerSessionId);
     const now = new Date().toISOString();
-    const turns = await this.#rewoundTurns(stored, new Set(request.dropRunIds), signal);
+    const turns = await this.#rewoundTurns(store, stored, new Set(request.dropRunIds), signal);
     const copy: ConversationFile = { ...stored, id: newSessionId(), createdAt: now, updatedAt: now, rewoundFrom: stored.id, turns };
     delete copy.transcriptOf;
-    await this.#store.save(copy);
+    await store.save(copy);
     return { providerSessionId: copy.id };
   }
 
@@ -231,13 +261,21 @@ class OpenAIDriverImpl implements OpenAIDriver {
    * The turns before the first dropped run. A compaction made during a dropped run, or summarizing
    * one, is undone: the rewind goes on from the transcript it replaced.
    */
-  async #rewoundTurns(file: ConversationFile, drop: ReadonlySet<string>, signal: AbortSignal, depth = 0): Promise<ConversationTurn[]> {
+  async #rewoundTurns(store: Conversations, file: ConversationFile, drop: ReadonlySet<string>, signal: AbortSignal, depth = 0): Promise<ConversationTurn[]> {
     const undo = (t: ConversationTurn) => t.summary !== undefined && (drop.has(t.summary.duringRunId) || t.summary.runIds.some((id) => drop.has(id)));
     const index = file.turns.findIndex((t) => drop.has(t.runId) || undo(t));
     const turn = file.turns[index];
     if (turn?.summary === undefined || drop.has(turn.runId) || depth >= MAX_COMPACTIONS_BACK) return withoutRuns(file.turns, [...drop]);
     signal.throwIfAborted();
-    return this.#rewoundTurns(await this.#store.load(turn.summary.transcriptId), drop, signal, depth + 1);
+    let before: ConversationFile;
+    try {
+      before = await store.load(turn.summary.transcriptId);
+    } catch (error) {
+      // A transcript a thread's bounded state no longer holds: the summary stays in its place.
+      if ((error as { code?: unknown }).code === "provider_session_not_found") return withoutRuns(file.turns, [...drop]);
+      throw error;
+    }
+    return this.#rewoundTurns(store, before, drop, signal, depth + 1);
   }
 
   processes(): ProcessStats {

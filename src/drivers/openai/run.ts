@@ -1,8 +1,9 @@
 /**
  * One run of the OpenAI-compatible driver: check the key and the model, load the client, open
- * the conversation (new, resumed or forked from the driver's `stateDir`), connect the run's MCP
- * servers (the agent's, and the loopback host-tools server), run the loop, and save what was said
- * whatever the outcome. Every server and endpoint the run opened is closed before it returns.
+ * the conversation (new, resumed or forked: from the thread store on a thread, else from the
+ * driver's `stateDir`), connect the run's MCP servers (the agent's, and the loopback host-tools
+ * server), run the loop, and save what was said whatever the outcome. Every server and endpoint
+ * the run opened is closed before it returns.
  */
 import { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import type { EventSink, RunRequest, RunResponse, HostToolsEndpoint } from "../../driver/types.js";
@@ -13,7 +14,7 @@ import type { Redactor } from "../../redact/redact.js";
 import { loadOpenAI, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
 import { readApiKey, type ResolvedOpenAIConfig } from "./config.js";
 import { historyOf, type ConversationFile, type ConversationTurn } from "./conversation.js";
-import { ConversationStore, newSessionId } from "./conversation-store.js";
+import { newSessionId, type Conversations } from "./conversation-store.js";
 import { promptContent } from "./inputs.js";
 import { systemPrompt } from "./instructions.js";
 import { runLoop, type RunQueues } from "./loop.js";
@@ -35,7 +36,8 @@ export interface RunContext {
   config: ResolvedOpenAIConfig;
   importer: OpenAIImporter | undefined;
   redactor: Redactor;
-  store: ConversationStore;
+  /** The run's conversations: the thread's provider state on a thread, else the driver's stateDir. */
+  store: Conversations;
   /** The client for this key (reused across runs). */
   client(OpenAIClass: OpenAIClass, apiKey: string | undefined): OpenAIClient;
   queues: RunQueues;
@@ -48,7 +50,7 @@ export interface RunContext {
 }
 
 /** The conversation a run continues (or starts), and the id it is saved under. */
-async function openConversation(request: RunRequest, store: ConversationStore): Promise<ConversationFile> {
+async function openConversation(request: RunRequest, store: Conversations): Promise<ConversationFile> {
   const now = new Date().toISOString();
   const thread = request.thread;
   if (thread?.providerSessionId === undefined) return { version: 1, id: newSessionId(), createdAt: now, updatedAt: now, turns: [] };

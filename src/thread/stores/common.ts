@@ -3,7 +3,7 @@
  * the error for a closed store.
  */
 import { ConfigError, StoreError } from "../../errors/index.js";
-import type { HistoryOptions, HistoryPage, HistoryTurn, NewHistoryTurn, NewThreadRecord, ThreadCheckpoint } from "../store.js";
+import { PROVIDER_STATE_MAX_BYTES, type HistoryOptions, type HistoryPage, type HistoryTurn, type NewHistoryTurn, type NewThreadRecord, type ThreadCheckpoint } from "../store.js";
 
 /** The fields of a new record a store keeps, copied so later host mutation cannot reach it. */
 export interface NewRecordFields {
@@ -197,4 +197,19 @@ export function historyPage(newestFirst: HistoryTurn[], limit: number): HistoryP
   const page: HistoryPage = { turns };
   if (newestFirst.length > limit) page.nextBefore = turns[turns.length - 1]!.turn;
   return page;
+}
+
+/** A provider state text as `saveProviderState` takes it: a string within the size limit. */
+export function checkProviderState(state: unknown): string {
+  if (typeof state !== "string") throw new ConfigError("thread store: the provider state must be a string (JSON text)");
+  // Each UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting.
+  if (state.length * 3 > PROVIDER_STATE_MAX_BYTES && Buffer.byteLength(state, "utf8") > PROVIDER_STATE_MAX_BYTES) {
+    throw providerStateTooLarge(PROVIDER_STATE_MAX_BYTES);
+  }
+  return state;
+}
+
+/** Code `provider_state_too_large`: a provider state over `max` bytes; nothing was written. */
+export function providerStateTooLarge(max: number): StoreError {
+  return new StoreError("provider_state_too_large", `the provider state is larger than ${max} bytes: nothing was written`);
 }

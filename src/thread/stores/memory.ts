@@ -23,6 +23,7 @@ import {
   checkNewRecord,
   checkNewTurn,
   checkOwner,
+  checkProviderState,
   checkTtl,
   checkUpdate,
   compareNewestFirst,
@@ -41,6 +42,8 @@ interface Entry {
   lease: ThreadLease | undefined;
   /** The thread's history, oldest first; kept as checked JSON-shaped copies. */
   turns: HistoryTurn[];
+  /** The driver's provider state (JSON text), once saved. */
+  state?: string;
 }
 
 /** A `ThreadStore` kept in this process's memory. */
@@ -183,6 +186,20 @@ export function memoryThreadStore(options: MemoryThreadStoreOptions = {}): Threa
       const end = before === undefined ? turns.length : Math.min(turns.length, before - 1);
       const newestFirst = turns.slice(Math.max(0, end - limit - 1), end).reverse();
       return historyPage(structuredClone(newestFirst), limit);
+    },
+
+    async loadProviderState(id: string): Promise<string | undefined> {
+      open();
+      return entries.get(id)?.state;
+    },
+
+    async saveProviderState(id: string, owner: string, state: string): Promise<void> {
+      open();
+      const text = checkProviderState(state);
+      const entry = entries.get(id);
+      if (entry === undefined) throw new ThreadNotFoundError();
+      if (live(entry, now())?.owner !== owner) throw new LeaseLostError();
+      entry.state = text;
     },
 
     async close(): Promise<void> {

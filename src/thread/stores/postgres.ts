@@ -38,6 +38,7 @@ import {
   checkNewRecord,
   checkNewTurn,
   checkOwner,
+  checkProviderState,
   checkTtl,
   checkUpdate,
   historyPage,
@@ -126,6 +127,13 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       status    text NOT NULL,
       body      text NOT NULL,
       PRIMARY KEY (thread_id, turn)
+    );`,
+  // 3: each thread's provider state, the driver's opaque document, deleted with its thread. Text
+  // for the same reasons as the history body.
+  (s) => `
+    CREATE TABLE IF NOT EXISTS ${s}.thread_provider_state (
+      thread_id text PRIMARY KEY REFERENCES ${s}.threads (id) ON DELETE CASCADE,
+      body      text NOT NULL
     );`,
 ];
 
@@ -437,6 +445,29 @@ export async function postgresThreadStore(options: PostgresThreadStoreOptions): 
         [id, Math.min(before ?? Infinity, 2 ** 31 - 1), limit + 1],
       );
       return historyPage(rows.map((row) => turnFromBody(Number(row.turn), row.body as string)), limit);
+    },
+
+    async loadProviderState(id: string): Promise<string | undefined> {
+      const { rows } = await query(`SELECT body FROM ${s}.thread_provider_state WHERE thread_id = $1`, [id]);
+      return rows[0] === undefined ? undefined : (rows[0].body as string);
+    },
+
+    async saveProviderState(id: string, owner: string, state: string): Promise<void> {
+      const text = checkProviderState(state);
+      // The lease check and the write are one statement, like appendTurn's.
+      const { rows } = await query(
+        `WITH holder AS (
+           SELECT id FROM ${t} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > ${NOW_MS} FOR UPDATE
+         )
+         INSERT INTO ${s}.thread_provider_state (thread_id, body)
+         SELECT holder.id, $3 FROM holder
+         ON CONFLICT (thread_id) DO UPDATE SET body = EXCLUDED.body
+         RETURNING thread_id`,
+        [id, owner, text],
+      );
+      if (rows[0] !== undefined) return;
+      if (!(await exists(id))) throw new ThreadNotFoundError();
+      throw new LeaseLostError();
     },
 
     async close(): Promise<void> {

@@ -33,6 +33,7 @@ import {
   checkNewRecord,
   checkNewTurn,
   checkOwner,
+  checkProviderState,
   checkTtl,
   checkUpdate,
   historyPage,
@@ -95,6 +96,11 @@ const MIGRATIONS: readonly string[] = [
      status     TEXT NOT NULL,
      body       TEXT NOT NULL,                  -- JSON NewHistoryTurn
      PRIMARY KEY (thread_id, turn)
+   ) STRICT;`,
+  // 3: each thread's provider state, the driver's opaque document (deleted with its thread).
+  `CREATE TABLE thread_provider_state (
+     thread_id  TEXT PRIMARY KEY NOT NULL,
+     body       TEXT NOT NULL                   -- JSON text, opaque to the store
    ) STRICT;`,
 ];
 
@@ -222,6 +228,12 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
     listDriver: db.prepare(`SELECT ${columns} FROM threads WHERE driver = ? ORDER BY updated_at DESC, id LIMIT ?`),
     delete: db.prepare(`DELETE FROM threads WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at <= ?)`),
     deleteTurns: db.prepare(`DELETE FROM thread_turns WHERE thread_id = ?`),
+    deleteState: db.prepare(`DELETE FROM thread_provider_state WHERE thread_id = ?`),
+    loadState: db.prepare(`SELECT body FROM thread_provider_state WHERE thread_id = ?`).pluck(),
+    saveState: db.prepare(
+      `INSERT INTO thread_provider_state (thread_id, body) VALUES (?, ?)
+       ON CONFLICT (thread_id) DO UPDATE SET body = excluded.body`,
+    ),
     holds: db.prepare(`SELECT 1 FROM threads WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?`).pluck(),
     appendTurn: db.prepare(
       `INSERT INTO thread_turns (thread_id, turn, run_id, status, body)
@@ -317,6 +329,7 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
       return write(() => {
         if (sql.delete.run(id, now()).changes === 1) {
           sql.deleteTurns.run(id);
+          sql.deleteState.run(id);
           return true;
         }
         if (sql.exists.get(id) === undefined) return false;
@@ -389,6 +402,21 @@ export function sqliteThreadStore(path: string, options: SqliteThreadStoreOption
       return read(() => {
         const rows = sql.historyFrom.all(id, before ?? Number.MAX_SAFE_INTEGER, limit + 1) as { turn: number; body: string }[];
         return historyPage(rows.map((row) => turnFromBody(row.turn, row.body)), limit);
+      });
+    },
+
+    async loadProviderState(id: string): Promise<string | undefined> {
+      return read(() => (sql.loadState.get(id) as string | undefined) ?? undefined);
+    },
+
+    async saveProviderState(id: string, owner: string, state: string): Promise<void> {
+      const text = checkProviderState(state);
+      write(() => {
+        if (sql.holds.get(id, owner, now()) === undefined) {
+          if (sql.exists.get(id) === undefined) throw new ThreadNotFoundError();
+          throw new LeaseLostError();
+        }
+        sql.saveState.run(id, text);
       });
     },
 

@@ -5,13 +5,15 @@
  * outputs, a `context_compacted` notice naming the transcript kept), the next request carries
  * the summary instead of the old turns, and a rewind past the compaction brings them back whole.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
-import { createAgent, type AgentEvent } from "../../../src/index.js";
+import { createAgent, memoryThreadStore, type AgentEvent } from "../../../src/index.js";
 import { openai } from "../../../src/drivers/openai/index.js";
+import type { ConversationMessage } from "../../../src/drivers/openai/conversation.js";
+import { storedConversation } from "./stored.js";
 import { startModelServer, type CapturedRequest, type ModelServer } from "../../../src/testing/model-server/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "openai-compaction-"));
@@ -50,13 +52,21 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
   return events;
 }
 
+/** The first tool result's output among `messages`. */
+function toolOutput(messages: readonly ConversationMessage[]): string {
+  const found = messages.find((m) => m.role === "tool");
+  return found?.role === "tool" ? found.output : "";
+}
+
 for (const api of ["chat", "responses"] as const) {
   describe(`openai context guard (${api})`, () => {
     it("summarizes the older turns when the next request would pass 80% of the model info's window; rewind past it restores them", async () => {
       server = await startModelServer({ script });
       const stateDir = join(root, `state-${api}`);
+      const store = memoryThreadStore();
       const agent = createAgent(openai({ baseURL: `${server.url}/v1`, api, model: "scripted-model", stateDir, compaction: { keepTurns: 0 } }), {
         workspace,
+        threadStore: store,
         defaults: { policy: { approval: "never" } },
       });
       try {
@@ -84,18 +94,18 @@ for (const api of ["chat", "responses"] as const) {
         expect(userTexts(second!)).toEqual([expect.stringContaining(SUMMARY), "second question"]);
 
         // The transcript before the compaction is kept whole.
-        const kept = JSON.parse(readFileSync(join(stateDir, `${transcriptId}.json`), "utf8")) as { transcriptOf: string; turns: { messages: { role: string; output?: string }[] }[] };
+        const kept = await storedConversation(store, thread.id, transcriptId);
         expect(kept.transcriptOf).toBe(result.providerSessionId);
-        expect(kept.turns[0]!.messages.find((m) => m.role === "tool")!.output!.length).toBeGreaterThan(10_000);
+        expect(toolOutput(kept.turns[0]!.messages).length).toBeGreaterThan(10_000);
 
         // Rewinding to turn 1 goes back through the compaction: the model sees turn 1 whole again.
         await thread.rewind(1);
         const third = await thread.run("third question");
         expect(third.text).toBe("third answer");
-        const rewound = JSON.parse(readFileSync(join(stateDir, `${third.providerSessionId}.json`), "utf8")) as { compactions: { transcriptId: string }[] };
-        const beforeThird = JSON.parse(readFileSync(join(stateDir, `${rewound.compactions.at(-1)!.transcriptId}.json`), "utf8")) as typeof kept;
+        const rewound = await storedConversation(store, thread.id, third.providerSessionId!);
+        const beforeThird = await storedConversation(store, thread.id, rewound.compactions!.at(-1)!.transcriptId);
         expect(beforeThird.turns.map((t) => t.messages.map((m) => m.role))).toEqual([["user", "assistant", "tool", "assistant"], ["user"]]);
-        expect(beforeThird.turns[0]!.messages.find((m) => m.role === "tool")!.output!.length).toBeGreaterThan(10_000);
+        expect(toolOutput(beforeThird.turns[0]!.messages).length).toBeGreaterThan(10_000);
         // ...and, still too large for the window, it is compacted again before the third request.
         const [summaryAgain, last] = generated(server).slice(-2);
         expect(userTexts(summaryAgain!)[0]).toBe("read big.txt please");

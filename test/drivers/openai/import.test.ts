@@ -6,7 +6,7 @@
  * redacted at rest and in the request. A malformed line is skipped and counted; past `maxChars`
  * the oldest turn is left out and the model is told.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
@@ -15,6 +15,8 @@ import { createAgent, memoryThreadStore } from "../../../src/index.js";
 import { importTranscript, openai, type OpenAIApi } from "../../../src/drivers/openai/index.js";
 import { REDACTED, startModelServer, type CapturedPart, type CapturedRequest, type ModelServer } from "../../../src/testing/model-server/index.js";
 import { describeRealCli } from "../../real-cli/helpers.js";
+import type { ThreadConversationsDocument } from "../../../src/drivers/openai/conversation-store.js";
+import { storedStateText } from "./stored.js";
 import {
   AFTER_COMPACTION,
   BEFORE_COMPACTION,
@@ -76,14 +78,16 @@ async function importAndContinue(api: OpenAIApi, format: "codex" | "claude", fil
   const agent = createAgent(driver, { workspace, threadStore });
   const imported = await importTranscript(agent, { driver, threadStore, format, file, ...(maxChars !== undefined ? { maxChars } : {}) });
   await agent.close();
-  // Another agent over another driver with the same stateDir and store continues the thread.
-  await using later = createAgent(openai(config), { workspace, threadStore });
+  // The conversation is in the thread store: another agent over another driver with another
+  // stateDir and the same store continues the thread, and the first stateDir stays empty.
+  expect(readdirSync(stateDir)).toEqual([]);
+  await using later = createAgent(openai({ ...config, stateDir: mkdtempSync(join(root, `state-later-${api}-`)) }), { workspace, threadStore });
   const thread = await later.resumeThread(imported.thread.id);
   expect((await thread.info()).providerSessionId).toBe(imported.providerSessionId);
   const result = await thread.run("next question");
   expect(result.text).toBe("next answer");
   expect(result.providerSessionId).toBe(imported.providerSessionId);
-  const stored = readFileSync(join(stateDir, `${imported.providerSessionId}.json`), "utf8");
+  const stored = await storedStateText(threadStore, imported.thread.id);
   const requests = server.requests.filter((r) => r.dialect === (api === "chat" ? "chat" : "responses"));
   expect(requests).toHaveLength(1);
   const lines = history(requests[0]!);
@@ -120,8 +124,9 @@ for (const f of formats) {
         expect(stored).not.toContain(CANARY);
         expect(JSON.stringify(request.body)).not.toContain(CANARY);
         // Reasoning is kept in the stored conversation, and each turn names the model that answered it.
-        const conversation = JSON.parse(stored) as { turns: { model?: string; messages: { role: string; reasoning?: string }[] }[] };
-        expect(conversation.turns[0]!.messages.find((m) => m.role === "assistant")?.reasoning).toMatch(/^I should/);
+        const conversation = (JSON.parse(stored) as ThreadConversationsDocument).conversations.find((c) => c.id === imported.providerSessionId)!;
+        const answer = conversation.turns[0]!.messages.find((m) => m.role === "assistant");
+        expect(answer?.role === "assistant" ? answer.reasoning : undefined).toMatch(/^I should/);
         expect(conversation.turns.map((t) => t.model)).toEqual(["scripted-model", "scripted-model", "scripted-model"]);
       });
     }

@@ -2,10 +2,10 @@
  * Rewind on the OpenAI-compatible driver (`Thread.rewind`): the thread goes back to an earlier
  * turn, the next request the model server sees carries only the turns up to it, the thread's
  * history says which turns left (an entry with `rewoundTo`, kept by a sqlite store across
- * processes' reads), the pre-rewind conversation stays in `stateDir`, and a driver without rewind
+ * processes' reads), the pre-rewind conversation stays in the thread's provider state, and a driver without rewind
  * refuses it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import { createAgent, FeatureUnsupportedError, sqliteThreadStore } from "../../.
 import { openai } from "../../../src/drivers/openai/index.js";
 import { fakeDriver } from "../../../src/testing/index.js";
 import { startModelServer, type CapturedRequest, type ModelServer } from "../../../src/testing/model-server/index.js";
+import { storedConversation } from "./stored.js";
 
 const root = mkdtempSync(join(tmpdir(), "openai-rewind-"));
 const workspace = join(root, "workspace");
@@ -63,11 +64,12 @@ for (const api of ["chat", "responses"] as const) {
         const marker = page.turns[1]!.events[0]!;
         expect(marker).toMatchObject({ type: "notice", code: "thread_rewound" });
 
-        // The conversation before the rewind is kept whole.
-        const old = JSON.parse(readFileSync(join(stateDir, `${before.providerSessionId}.json`), "utf8")) as { turns: unknown[] };
+        // The conversation before the rewind is kept whole, in the thread store (nothing in stateDir).
+        const old = await storedConversation(store, thread.id, before.providerSessionId!);
         expect(old.turns).toHaveLength(3);
-        const copy = JSON.parse(readFileSync(join(stateDir, `${record.providerSessionId}.json`), "utf8")) as { rewoundFrom?: string };
+        const copy = await storedConversation(store, thread.id, record.providerSessionId!);
         expect(copy.rewoundFrom).toBe(before.providerSessionId);
+        expect(existsSync(stateDir) ? readdirSync(stateDir) : []).toEqual([]);
 
         // A turn an earlier rewind dropped cannot be returned to; the live turns can.
         await expect(thread.rewind(2)).rejects.toMatchObject({ code: "config_invalid" });

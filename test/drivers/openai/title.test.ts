@@ -8,9 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
-import { createAgent, type AgentEvent } from "../../../src/index.js";
+import { createAgent, memoryThreadStore, type AgentEvent } from "../../../src/index.js";
 import { openai } from "../../../src/drivers/openai/index.js";
 import { cleanTitle } from "../../../src/drivers/openai/title.js";
+import { storedConversation } from "./stored.js";
 import { startModelServer, type CapturedRequest, type ModelServer } from "../../../src/testing/model-server/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "openai-title-"));
@@ -39,7 +40,8 @@ describe("openai titles", () => {
       server = await startModelServer({ script });
       const stateDir = join(root, `state-${api}`);
       const driver = openai({ baseURL: `${server.url}/v1`, api, model: "scripted-model", stateDir, title: true });
-      const agent = createAgent(driver, { workspace });
+      const store = memoryThreadStore();
+      const agent = createAgent(driver, { workspace, threadStore: store });
       try {
         const thread = await agent.startThread();
         const stream = thread.stream("hello model");
@@ -60,7 +62,7 @@ describe("openai titles", () => {
         const second = await thread.run("again please");
         expect((second.raw().terminal as { title?: string }).title).toBe("Greeting Exchange");
         expect(generated(server)).toHaveLength(3);
-        const stored = JSON.parse(readFileSync(join(stateDir, `${second.providerSessionId}.json`), "utf8")) as { title?: string };
+        const stored = await storedConversation(store, thread.id, second.providerSessionId!);
         expect(stored.title).toBe("Greeting Exchange");
         expect(await driver.title(second.providerSessionId!)).toBe("Greeting Exchange");
       } finally {

@@ -1,8 +1,9 @@
 /**
  * A new thread whose conversation is the imported one. The agent creates the thread (its record,
- * fingerprint and workspace are the agent's own), then the record is given the imported session
- * id through the thread store's ordinary writer path: under a lease, as a checkpoint. Its first
- * run resumes that session like any other. The driver stands beside core, so what it needs of
+ * fingerprint and workspace are the agent's own), then, through the thread store's ordinary
+ * writer path under a lease, the conversation is written as the thread's provider state and the
+ * record is given its session id as a checkpoint. Its first run resumes that session like any
+ * other. The driver stands beside core, so what it needs of
  * the agent and of the store is written here as the few calls it makes.
  */
 import { randomUUID } from "node:crypto";
@@ -21,6 +22,14 @@ export interface TranscriptImportThreadStore {
   releaseLease(id: string, owner: string): Promise<void>;
   saveCheckpoint(id: string, owner: string, update: { providerSessionId?: string; checkpoint: { turns: number } }): Promise<unknown>;
   delete(id: string): Promise<boolean>;
+  /** `ThreadStore.loadProviderState`: a store with it keeps the imported conversation. */
+  loadProviderState?(id: string): Promise<string | undefined>;
+  saveProviderState?(id: string, owner: string, state: string): Promise<void>;
+}
+
+/** Whether `store` keeps provider state (then the conversation goes there, not to `stateDir`). */
+export function keepsProviderState(store: TranscriptImportThreadStore): boolean {
+  return typeof store.loadProviderState === "function" && typeof store.saveProviderState === "function";
 }
 
 /** Long enough for three store calls; released as soon as they are done. */
@@ -36,15 +45,17 @@ async function stored<R>(call: Promise<R>): Promise<R> {
 }
 
 /**
- * Starts a thread through the agent and sets its provider session to `providerSessionId`. When
- * that fails, the new record is deleted again (from `store`: if the store is not the agent's,
- * the empty thread stays in the agent's).
+ * Starts a thread through the agent, writes `state` (the JSON text of the conversation, when the
+ * store keeps provider state) and sets its provider session to `providerSessionId`. When that
+ * fails, the new record (and with it the state) is deleted again (from `store`: if the store is
+ * not the agent's, the empty thread stays in the agent's).
  */
 export async function startImportedThread<T extends { readonly id: string }>(
   agent: TranscriptImportAgent<T>,
   store: TranscriptImportThreadStore,
   providerSessionId: string,
   options: { id?: string; metadata?: Record<string, string> },
+  state?: string,
 ): Promise<T> {
   const thread = await agent.startThread(options);
   const owner = `transcript-import/${randomUUID()}`;
@@ -54,6 +65,7 @@ export async function startImportedThread<T extends { readonly id: string }>(
     if (record.providerSessionId !== undefined) throw new ConfigError("importTranscript: the new thread already has a conversation");
     if ((await stored(store.acquireLease(thread.id, owner, LEASE_TTL_MS))) === undefined) throw new ThreadBusyError();
     try {
+      if (state !== undefined) await stored(store.saveProviderState!(thread.id, owner, state));
       await stored(store.saveCheckpoint(thread.id, owner, { providerSessionId, checkpoint: record.checkpoint }));
     } finally {
       await store.releaseLease(thread.id, owner).catch(() => undefined);

@@ -1,9 +1,10 @@
 /**
  * `importTranscript`: a recorded Codex or Claude Code session continued as a thread of an
  * `openai()` agent. The transcript's user and assistant messages, reasoning, tool calls and their
- * results become the start of a stored conversation in the driver's `stateDir` (bounded and
- * redacted by the store like every conversation it writes), and a new thread is bound to it, so
- * its first run sends the imported history before the new prompt.
+ * results become the start of a stored conversation — in the thread's provider state in the
+ * thread store, or in the driver's `stateDir` with a store that keeps none — bounded and redacted
+ * like every conversation the driver writes, and a new thread is bound to it, so its first run
+ * (on any host sharing the store) sends the imported history before the new prompt.
  */
 import { basename } from "node:path";
 import { z } from "zod";
@@ -11,9 +12,9 @@ import { nonEmptyString, parseOrThrow } from "../../../driver/validate-schema.js
 import { ConfigError } from "../../../errors/index.js";
 import { InputError } from "../../../input/errors.js";
 import type { ConversationFile, ConversationTurn } from "../conversation.js";
-import { newSessionId } from "../conversation-store.js";
+import { boundedConversation, newSessionId, type ThreadConversationsDocument } from "../conversation-store.js";
 import { conversationStoreOf, type OpenAIDriver } from "../driver.js";
-import { startImportedThread, type TranscriptImportAgent, type TranscriptImportThreadStore } from "./bind.js";
+import { keepsProviderState, startImportedThread, type TranscriptImportAgent, type TranscriptImportThreadStore } from "./bind.js";
 import { boundTurns, DEFAULT_IMPORT_MAX_CHARS } from "./bound.js";
 import { TranscriptBuilder, type ImportedTurn } from "./builder.js";
 import { claudeFormat } from "./claude.js";
@@ -33,7 +34,7 @@ const FORMATS: Record<TranscriptFormatName, TranscriptFormat> = { codex: codexFo
 const DEFAULT_IMPORT_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface ImportTranscriptOptions {
-  /** The `openai()` driver the agent was created with: the conversation goes into its `stateDir`. */
+  /** The `openai()` driver the agent was created with: its secrets are redacted from the conversation. */
   driver: OpenAIDriver;
   /** The thread store the agent was created with (`createAgent`'s `threadStore`). */
   threadStore: TranscriptImportThreadStore;
@@ -100,7 +101,8 @@ function conversationOf(turns: readonly ImportedTurn[], notice: string): Convers
  * Imports a recorded Codex or Claude Code session as the start of a new thread of `agent`, an
  * agent created over `options.driver` with `options.threadStore`. The transcript's user and
  * assistant messages, reasoning summaries, tool calls and results become the thread's stored
- * conversation; its first run sends them before its prompt. Images are kept when inline base64
+ * conversation (in the thread store's provider state, so any host sharing the store continues
+ * it); its first run sends them before its prompt. Images are kept when inline base64
  * within the driver's limits, otherwise the model reads a short placeholder. The conversation is
  * bounded (`maxChars`, oldest turns left out, the model told so) and redacted like every stored
  * conversation (the driver's secrets and secret-shaped tokens). A line that cannot be read is
@@ -136,13 +138,19 @@ export async function importTranscript<T extends { readonly id: string }>(agent:
   if (messages === 0) throw new InputError("input_invalid", `transcript ${basename(o.file)}: no ${format.label} conversation in it`);
 
   const file = conversationOf(turns, importNotice(format.label, droppedMessages));
-  await conversations.save(file);
+  const threadOptions = { ...(o.threadId !== undefined ? { id: o.threadId } : {}), ...(o.metadata !== undefined ? { metadata: o.metadata } : {}) };
   let thread: T;
-  try {
-    thread = await startImportedThread(agent, o.threadStore, file.id, { ...(o.threadId !== undefined ? { id: o.threadId } : {}), ...(o.metadata !== undefined ? { metadata: o.metadata } : {}) });
-  } catch (error) {
-    await conversations.remove(file.id).catch(() => undefined);
-    throw error;
+  if (keepsProviderState(o.threadStore)) {
+    const document: ThreadConversationsDocument = { kind: "openai.conversations", version: 1, current: file.id, conversations: [boundedConversation(file, conversations.redactor)] };
+    thread = await startImportedThread(agent, o.threadStore, file.id, threadOptions, JSON.stringify(document));
+  } else {
+    await conversations.save(file);
+    try {
+      thread = await startImportedThread(agent, o.threadStore, file.id, threadOptions);
+    } catch (error) {
+      await conversations.remove(file.id).catch(() => undefined);
+      throw error;
+    }
   }
   return { thread, providerSessionId: file.id, turns: turns.length, messages, droppedMessages, skippedLines: skipped + unreadable, media: { ...media.counts } };
 }
