@@ -24,6 +24,18 @@ export interface RunEventObserver {
   deltas: boolean;
 }
 
+/**
+ * A delta's provenance as wire data: a plain record of strings (what drivers build) as it is,
+ * without the general walk of `toWireData`, which costs as much as the rest of a delta's stamping.
+ */
+function wireProvenance(provenance: Provenance): Provenance {
+  if (Object.getPrototypeOf(provenance) !== Object.prototype) return toWireData(provenance);
+  for (const key in provenance) {
+    if (typeof provenance[key as keyof Provenance] !== "string") return toWireData(provenance);
+  }
+  return provenance;
+}
+
 export class RunTimeline {
   readonly runId: string;
   readonly threadId: string | undefined;
@@ -141,7 +153,7 @@ export class RunTimeline {
    */
   #stampDelta(delta: DeltaPayload): AgentEvent {
     const { type, itemId, text } = delta;
-    const provenance = delta.provenance === undefined ? undefined : toWireData(delta.provenance);
+    const provenance = delta.provenance === undefined ? undefined : wireProvenance(delta.provenance);
     const seq = this.#nextSeq;
     const runId = this.runId;
     const threadId = this.threadId;

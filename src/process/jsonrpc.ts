@@ -34,6 +34,8 @@ export interface JsonRpcPeerOptions {
   onProtocolError?: (error: ProtocolError, excerpt?: string) => void;
   /** Frame size limit, see `readJsonLines`. */
   maxLineBytes?: number;
+  /** A faster decoder for the peer's most frequent lines, see `NdjsonFramerOptions.decode`. */
+  decode?: (line: string) => unknown;
   /** Whether outgoing messages carry `"jsonrpc": "2.0"`. Default true. */
   jsonrpcField?: boolean;
   /** Redacts error messages and excerpts that come from the peer. Default: the process-wide redactor. */
@@ -79,7 +81,7 @@ export class JsonRpcPeer {
     this.#onProtocolError = options.onProtocolError;
     this.#redact = options.redact ?? redactText;
     this.#header = options.jsonrpcField === false ? {} : { jsonrpc: "2.0" };
-    this.done = this.#read(options.input, options.maxLineBytes);
+    this.done = this.#read(options.input, options.maxLineBytes, options.decode);
   }
 
   /** Requests sent and not yet answered. */
@@ -176,10 +178,10 @@ export class JsonRpcPeer {
     }
   }
 
-  async #read(input: AsyncIterable<Uint8Array | string>, maxLineBytes: number | undefined): Promise<void> {
+  async #read(input: AsyncIterable<Uint8Array | string>, maxLineBytes: number | undefined, decode: ((line: string) => unknown) | undefined): Promise<void> {
     try {
       // A chunk's lines at a time: a notification its handler takes synchronously costs no promise.
-      for await (const batch of readJsonLineBatches(input, { maxLineBytes, redact: this.#redact, signal: this.#stopReading.signal })) {
+      for await (const batch of readJsonLineBatches(input, { maxLineBytes, redact: this.#redact, signal: this.#stopReading.signal, decode })) {
         for (const frame of batch) {
           if (frame.kind === "error") {
             this.#protocolError(frame.error, frame.excerpt);

@@ -16,6 +16,7 @@ import { evidenceClock } from "../../driver/kit/evidence.js";
 import { traceEnv } from "../../driver/kit/env.js";
 import type { TraceContext } from "../../driver/types.js";
 import { appServerArgs, childEnv, inheritedEnv, type ResolvedCodexConfig } from "./config.js";
+import { decodeDeltaLine } from "./delta-line.js";
 import { exitFailure } from "./errors.js";
 import type { ResolvedExecutable } from "./executable.js";
 import type { ClientRequest } from "./protocol/ClientRequest.js";
@@ -88,6 +89,7 @@ export class CodexConnection extends ProcessConnection {
       output: process.stdin,
       jsonrpcField: false,
       redact,
+      decode: decodeDeltaLine,
       onNotification: (method, params) => this.#handlers?.onNotification(method, params),
       onRequest: (method, params, signal) => {
         const handlers = this.#handlers;
