@@ -3,6 +3,12 @@
  * question requests are answered through core (and tracked until they settle), and the run's
  * requests race the process exiting and the run being cancelled. It also owns the turn's id, so
  * `turn/interrupt` and `turn/steer` name the active turn.
+ *
+ * Only the run's own turn is mapped. With an active goal Codex starts turns by itself (on resume,
+ * and when a turn ends): one started before the run's request was written is Codex's, and once
+ * the run's turn is known every other turn is Codex's too. Their notifications never reach the
+ * mapper (so another turn's `turn/completed` never ends the run), and one running when the run is
+ * about to deliver its prompt is interrupted first ({@link TurnChannel.settleCodexTurns}).
  */
 import type { MalformedFrameNotices } from "../../driver/malformed-frames.js";
 import type { RunRequest } from "../../driver/types.js";
@@ -16,6 +22,18 @@ import type { TurnSteerParams } from "./protocol/v2/TurnSteerParams.js";
 
 /** How long a cancelled run waits for Codex to end the turn before the process is stopped anyway (the kit's escalation). */
 const INTERRUPT_GRACE_MS = STOP_ESCALATION.interruptGraceMs;
+
+/** The turn a notification names (`turnId`, or `turn.id` on `turn/started` and `turn/completed`). */
+function turnIdOf(params: unknown): string | undefined {
+  const frame = params as { turnId?: unknown; turn?: { id?: unknown } } | null | undefined;
+  const id = frame?.turnId ?? frame?.turn?.id;
+  return typeof id === "string" ? id : undefined;
+}
+
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
 
 /** The error a cancelled run ends with. */
 export const abortedReason = (signal: AbortSignal): unknown => signal.reason ?? new Error("aborted");
@@ -53,6 +71,8 @@ export class TurnChannel {
   delivered = false;
   #turnId: string | undefined;
   #interrupted = false;
+  /** Turns Codex started by itself, each with a way to wait for its `turn/completed`. */
+  readonly #codexTurns = new Map<string, { ended: Promise<void>; end: () => void; over: boolean }>();
   /** Server requests (approvals, questions) still being answered by the host. */
   readonly #pendingRequests = new Set<Promise<void>>();
   readonly #turnKnown: Promise<void>;
@@ -83,7 +103,7 @@ export class TurnChannel {
 
   #attach({ connection, request, mapper, malformed }: ChannelOptions): () => void {
     return connection.attach({
-      onNotification: (method, params) => mapper.handle(method, params),
+      onNotification: (method, params) => (this.#codexTurn(method, params) ? undefined : mapper.handle(method, params)),
       onRequest: (method, params, id) => {
         const answer = answerServerRequest(method, params, `codex_${id}`, {
           request,
@@ -106,6 +126,43 @@ export class TurnChannel {
         void reported.catch(() => {});
       },
     });
+  }
+
+  /** Whether the notification belongs to a turn Codex started by itself (recording such a turn's start and end). */
+  #codexTurn(method: string, params: unknown): boolean {
+    const turnId = turnIdOf(params);
+    if (turnId === undefined) return false;
+    const codex = this.#codexTurns.get(turnId);
+    if (codex !== undefined) {
+      if (method === "turn/completed" && !codex.over) codex.end();
+      return true;
+    }
+    if (this.#turnId !== undefined) return turnId !== this.#turnId;
+    // Before the run's request is written, no turn can be the run's.
+    if (method !== "turn/started" || this.delivered) return false;
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const entry = { ended, over: false, end: () => ((entry.over = true), end()) };
+    this.#codexTurns.set(turnId, entry);
+    return true;
+  }
+
+  /**
+   * Interrupts each turn Codex started by itself that is still running (an active goal's, begun on
+   * resume) and waits, within the interrupt grace, for it to end: the prompt then starts a turn of
+   * its own instead of joining Codex's as extra input.
+   */
+  async settleCodexTurns(threadId: string): Promise<void> {
+    for (const [turnId, turn] of this.#codexTurns) {
+      if (turn.over || !this.connection.alive) continue;
+      const grace = AbortSignal.timeout(INTERRUPT_GRACE_MS);
+      try {
+        await this.connection.request("turn/interrupt", { threadId, turnId }, AbortSignal.any([grace, this.signal]));
+        await Promise.race([turn.ended, this.exitWatch, this.aborted, aborted(grace)]);
+      } catch {
+        // The turn ended meanwhile, the process is gone or the run was cancelled: nothing to wait for.
+      }
+    }
   }
 
   get phase(): DeliveryPhase {

@@ -81,8 +81,10 @@ export async function runTurn(request: RunRequest, sink: EventSink, signal: Abor
   } finally {
     channel.release();
     // A finished turn is the run's outcome at once: its process retires in the background (the
-    // driver owns it until it exits; close() reaps it). Any other ending stops it before returning.
-    if (!kept) await retireConnection(connection, mapper.done && !signal.aborted);
+    // driver owns it until it exits; close() reaps it). Any other ending stops it before returning,
+    // and so does a turn that left the goal active: the turn Codex starts by itself then must not
+    // outlive the run (nor overlap the next run's process on the thread).
+    if (!kept) await retireConnection(connection, mapper.done && !signal.aborted && mapper.goalStatus !== "active");
   }
 }
 

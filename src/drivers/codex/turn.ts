@@ -20,6 +20,7 @@ export async function startTurn(
   input: UserInput[],
 ): Promise<void> {
   const params = turnStartParams(threadId, input, request);
+  await channel.settleCodexTurns(threadId);
   channel.signal.throwIfAborted();
   request.markDelivered();
   channel.delivered = true;
@@ -35,6 +36,7 @@ export async function startTurn(
  * (the channel takes it from there, so a cancel can interrupt it) and which ends with `turn/completed`.
  */
 export async function startCompaction(channel: TurnChannel, request: Pick<RunRequest, "markDelivered">, threadId: string): Promise<void> {
+  await channel.settleCodexTurns(threadId);
   channel.signal.throwIfAborted();
   request.markDelivered();
   channel.delivered = true;

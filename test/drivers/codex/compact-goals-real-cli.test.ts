@@ -3,6 +3,8 @@
  * (issue #18 items 7 and 10): `Thread.compact()` sends Codex's compaction request as one ordinary
  * turn (the model server sees Codex's own summary request, the next turn carries the summary),
  * and a thread's goal goes through get/set/pause/resume/budget/clear on Codex's `thread/goal/*`.
+ * With an active goal Codex starts turns by itself (on resume, and when a turn ends): the script
+ * answers those requests whenever they come, and the runs show none of them.
  */
 import { expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
@@ -24,6 +26,9 @@ function driverFor(ctx: RealCliContext) {
 
 const textOf = (request: CapturedRequest) =>
   request.messages.flatMap((m) => m.parts).map((p) => (p.type === "text" ? p.text : "")).join("\n");
+
+/** What Codex asks the model when it goes on with an active goal by itself. */
+const GOAL_CONTINUATION = "Continue working toward the active thread goal";
 
 const modelRequests = (ctx: RealCliContext) => ctx.server.requests.filter((r) => r.dialect === "responses" && !r.auxiliary);
 
@@ -77,6 +82,9 @@ describeRealCli("codex", () => {
         { match: { lastUserTextContains: "next step" }, reply: { text: "Working on the parser." } },
         { match: { lastUserTextContains: "status?" }, reply: { text: "Still on it." } },
       ],
+      // A turn Codex starts by itself for the goal may or may not reach the model before the run
+      // interrupts it (on resume) or stops its process (after the run's turn): answered whenever it does.
+      auxiliary: { rules: [{ label: "goal continuation", match: { lastUserTextContains: GOAL_CONTINUATION }, reply: { text: "GOAL-WORK-OUTSIDE-THE-RUN" } }] },
     };
     await withRealCli("codex", script, async (ctx) => {
       const driver = driverFor(ctx);
@@ -117,10 +125,19 @@ describeRealCli("codex", () => {
         for await (const event of working) events.push(event);
         expect((await working.result).text).toBe("Working on the parser.");
         expect(events.some((e) => e.type === "notice" && e.code === "goal_updated")).toBe(true);
-        expect((await goal.get())?.status).toBeDefined();
-        // Codex would go on by itself with an active goal: its process was retired, not kept warm.
+        // Only the run's own turn is the run's: nothing of a turn Codex started for the goal, one terminal.
+        expect(JSON.stringify(events)).not.toContain("GOAL-WORK-OUTSIDE-THE-RUN");
+        expect(events.filter((e) => e.type === "run.completed" || e.type === "run.failed" || e.type === "run.cancelled").map((e) => e.type)).toEqual(["run.completed"]);
+        // Codex would go on by itself with an active goal: its process was stopped before the run ended, not kept warm.
+        expect(driver.processes().live).toEqual([]);
+        expect((await goal.get())?.status).toBe("active");
         const next = await thread.run("status?");
+        expect(next.text).toBe("Still on it.");
         expect(next.transcript().find((e) => e.type === "thread.bound")?.provenance?.event).toBe("thread/resume");
+        expect(JSON.stringify(next.transcript())).not.toContain("GOAL-WORK-OUTSIDE-THE-RUN");
+        expect(driver.processes().live).toEqual([]);
+        // Each prompt reached the model once, in order; requests of Codex's own goal turns are apart.
+        expect(modelRequests(ctx).map((r) => r.matchedTurn)).toEqual([0, 1, 2]);
       } finally {
         await agent.close();
       }
