@@ -170,6 +170,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
     const runSignal = link.signal;
     const mcpSecrets = request.resources.mcp.flatMap((s) => Object.values("command" in s ? (s.env ?? {}) : (s.headers ?? {})));
     for (const secret of mcpSecrets) this.#storeRedactor.addSecret(secret);
+    let session: string | undefined;
     try {
       const response = await runOpenAITurn(request, sink, runSignal, {
         config: this.#config,
@@ -179,7 +180,7 @@ class OpenAIDriverImpl implements OpenAIDriver {
         store: this.#conversations(request.providerState),
         client: (OpenAIClass, apiKey) => this.#client(OpenAIClass, apiKey),
         queues,
-        allowedFor: (id) => this.#allowedFor(id),
+        allowedFor: (id) => this.#allowedFor((session = id)),
         onSpawn: (child) => this.#track(child),
         windows: this.#windows,
       });
@@ -188,6 +189,8 @@ class OpenAIDriverImpl implements OpenAIDriver {
     } finally {
       link.unlink();
       this.#runs.delete(link.controller);
+      // Every run without a thread starts a conversation: keep a set only once it holds an "allow always".
+      if (session !== undefined && this.#allowed.get(session)?.size === 0) this.#allowed.delete(session);
       if (this.#queues.get(request.runId) === queues) this.#queues.delete(request.runId);
     }
   }

@@ -17,6 +17,7 @@ import type { ContextGuard } from "./compaction.js";
 import type { ConversationFile, ConversationMessage, ConversationTurn } from "./conversation.js";
 import { historyOf } from "./conversation.js";
 import { isRetryable, requestFailure, retryAfterMs } from "./failures.js";
+import { LinkedAbort } from "./linked-signal.js";
 import { runToolCalls, type ToolCallContext } from "./tool-calls.js";
 import type { TurnUsage } from "./usage.js";
 import type { DeltaSink, ModelAnswer, ModelRequest, WireApi } from "./wire/types.js";
@@ -182,10 +183,7 @@ async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer
  */
 class RequestDeadline {
   readonly #timer: NodeJS.Timeout;
-  readonly #controller = new AbortController();
-  readonly #runSignal: AbortSignal;
-  // A listener on the run's signal rather than AbortSignal.any, which costs tens of µs per request.
-  readonly #onRunAbort = () => this.#controller.abort(this.#runSignal.reason);
+  readonly #link: LinkedAbort;
   readonly signal: AbortSignal;
   expired = false;
 
@@ -193,19 +191,17 @@ class RequestDeadline {
     runSignal: AbortSignal,
     readonly ms: number,
   ) {
-    this.#runSignal = runSignal;
-    this.signal = this.#controller.signal;
-    if (runSignal.aborted) this.#onRunAbort();
-    else runSignal.addEventListener("abort", this.#onRunAbort, { once: true });
+    this.#link = new LinkedAbort(runSignal);
+    this.signal = this.#link.signal;
     this.#timer = setTimeout(() => {
       this.expired = true;
-      this.#controller.abort();
+      this.#link.controller.abort();
     }, ms);
   }
 
   clear(): void {
     clearTimeout(this.#timer);
-    this.#runSignal.removeEventListener("abort", this.#onRunAbort);
+    this.#link.unlink();
   }
 
   /** The typed failure of a request the deadline cut (retryable while none of its output went out). */
