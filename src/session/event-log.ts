@@ -4,9 +4,10 @@
  * - `append` assigns the next `seq` synchronously, queues the entry for every live subscriber at
  *   once (a waiting one is woken once per turn of appends, not per event) and for the store.
  *   Writes go out in batches: everything appended within one event-loop turn (up to `maxBatch`
- *   per store call) is one `appendEvents`, so the producer never waits for the store. A store
- *   that takes encoded batches (SQLite) gets the batch's compact text, and the log holds that
- *   text, not the events, until the store has it.
+ *   per store call) is one `appendEvents`, so the producer never waits for the store. For a store
+ *   that takes encoded batches (SQLite) each turn's events are encoded at the end of the turn
+ *   (even while a write is in flight) and the log holds that compact text, not the events, until
+ *   the store has it; everything encoded meanwhile goes to the store in one call.
  * - `flush()` resolves once everything appended before it is durable; it rejects with the typed
  *   store failure (`StoreError`, `LeaseLostError`, …) when a write fails.
  * - A write failure is also logged as a `session.error` notice (delivered live at once; stored
@@ -98,11 +99,11 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-/** The batch handed to the store and not yet acknowledged: its events, or only its encoded text. */
+/** What is handed to the store and not yet acknowledged: a batch of events, or encoded batches. */
 interface Sending {
   last: number;
   events?: readonly SessionEvent[];
-  encoded?: EncodedBatch;
+  encoded?: readonly EncodedBatch[];
 }
 
 interface FlushWaiter {
@@ -160,7 +161,11 @@ class SessionEventLog implements EventLog {
   private durable: number;
   /** The batch in the store's hands: `durable + 1 … sending.last`. */
   private sending: Sending | undefined;
-  /** Events not yet handed to the store (after `sending`, else after `durable`) … `last`, oldest first, from index `head`. */
+  /** Encoded batches not yet handed to the store (encoding stores only), after `sending`. */
+  private encoded: EncodedBatch[] = [];
+  /** Events in `encoded`. */
+  private encodedCount = 0;
+  /** Events neither encoded nor handed to the store … `last`, oldest first, from index `head`. */
   private unstored: SessionEvent[] = [];
   private head = 0;
   /** The store, when it takes encoded batches. */
@@ -237,7 +242,7 @@ class SessionEventLog implements EventLog {
       this.scheduleWake();
     }
     // After the fan-out: breaking logs a notice, which must come after this event.
-    if (this.broken === undefined && this.unstored.length - this.head > this.maxUnstored) {
+    if (this.broken === undefined && this.unstored.length - this.head + this.encodedCount > this.maxUnstored) {
       this.fail(new StoreError("store_busy", `the session store fell more than ${this.maxUnstored} events behind`, { retryable: false }), false);
     }
     this.countForRetention();
@@ -301,24 +306,45 @@ class SessionEventLog implements EventLog {
   /* ---------------- the writer ---------------- */
 
   private schedule(): void {
-    if (this.scheduled || this.writing || this.retryTimer !== undefined || this.broken !== undefined) return;
+    if (this.scheduled || this.broken !== undefined) return;
+    // Without encoding there is nothing to do before the write in flight or the retry is over.
+    if (this.encodedStore === undefined && (this.writing || this.retryTimer !== undefined)) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.drain();
-    });
+    setImmediate(this.endOfTurn);
+  }
+
+  private readonly endOfTurn = (): void => {
+    this.scheduled = false;
+    if (this.encodedStore !== undefined) this.encodeUnstored();
+    void this.drain();
+  };
+
+  /** Encodes the unstored events into batches of at most `maxBatch`; failing to breaks the log like a refused write. */
+  private encodeUnstored(): void {
+    try {
+      while (this.head < this.unstored.length) {
+        const to = Math.min(this.unstored.length, this.head + this.maxBatch);
+        this.encoded.push(encodeBatch(this.unstored, this.head, to));
+        this.encodedCount += to - this.head;
+        this.head = to;
+      }
+    } catch (error) {
+      this.fail(asAdaptorError(error), false);
+    }
+    this.unstored = [];
+    this.head = 0;
   }
 
   /** Writes the unstored events in batches until none are left or a write fails. */
   private async drain(): Promise<void> {
-    if (this.writing || this.broken !== undefined) return;
+    if (this.writing || this.retryTimer !== undefined || this.broken !== undefined) return;
     this.writing = true;
     try {
-      while (this.broken === undefined && (this.sending !== undefined || this.head < this.unstored.length)) {
-        let sending = this.sending;
+      while (this.broken === undefined && (this.sending !== undefined || this.encoded.length > 0 || this.head < this.unstored.length)) {
+        // A batch whose write failed and is retried is sent again as it was.
+        const sending = this.sending ?? this.nextBatch();
+        if (sending === undefined) return;
         try {
-          // A batch whose write failed and is retried is sent again as it was.
-          sending ??= this.nextBatch();
           await (sending.encoded !== undefined
             ? this.encodedStore![appendEncoded](this.sessionId, this.owner, sending.encoded)
             : this.store.appendEvents(this.sessionId, this.owner, sending.events!));
@@ -334,12 +360,18 @@ class SessionEventLog implements EventLog {
     }
   }
 
-  /** Takes the next batch out of the unstored events and makes it the one in the store's hands. */
-  private nextBatch(): Sending {
+  /** Makes the next batch (everything encoded, or up to `maxBatch` events) the one in the store's hands. */
+  private nextBatch(): Sending | undefined {
+    if (this.encodedStore !== undefined) {
+      this.encodeUnstored();
+      const encoded = this.encoded;
+      if (encoded.length === 0) return undefined;
+      this.encoded = [];
+      this.encodedCount = 0;
+      this.sending = { last: encoded[encoded.length - 1]!.last, encoded };
+      return this.sending;
+    }
     const events = this.unstored.slice(this.head, this.head + this.maxBatch);
-    const last = events[events.length - 1]!.seq;
-    // Encoded before anything moves: a batch that cannot be encoded breaks the log like a refused write.
-    const sending: Sending = this.encodedStore !== undefined ? { last, encoded: encodeBatch(events) } : { last, events };
     this.head += events.length;
     // Sent events are not held here: the array is emptied once all are sent (the usual case), else
     // compacted once the sent prefix dominates, so it never grows without bound.
@@ -350,8 +382,8 @@ class SessionEventLog implements EventLog {
       this.unstored = this.unstored.slice(this.head);
       this.head = 0;
     }
-    this.sending = sending;
-    return sending;
+    this.sending = { last: events[events.length - 1]!.seq, events };
+    return this.sending;
   }
 
   private onWritten(seq: number): void {
@@ -388,6 +420,8 @@ class SessionEventLog implements EventLog {
     if (!retrying) {
       this.broken = error;
       this.sending = undefined;
+      this.encoded = [];
+      this.encodedCount = 0;
       this.unstored = [];
       this.head = 0;
     }
@@ -415,14 +449,19 @@ class SessionEventLog implements EventLog {
   /** Unstored events with `seq > after`, at most `limit`, oldest first. */
   private unstoredAfter(after: number, limit: number): SessionEvent[] {
     const out: SessionEvent[] = [];
-    const sending = this.sending;
-    if (sending !== undefined && after < sending.last) {
-      // Decoded copies, equal to what was appended (a replay from the store gives copies too).
-      const events = sending.events ?? decodeBatch(this.sessionId, sending.encoded!);
+    const take = (events: readonly SessionEvent[]): void => {
       for (const event of events) if (event.seq > after && out.length < limit) out.push(event);
-    }
-    const sent = sending?.last ?? this.durable;
-    const from = this.head + Math.max(0, after - sent);
+    };
+    // Encoded batches are decoded into copies equal to what was appended (a store replay gives copies too).
+    const decode = (batch: EncodedBatch): void => {
+      if (batch.last > after && out.length < limit) take(decodeBatch(this.sessionId, batch));
+    };
+    const sending = this.sending;
+    if (sending?.events !== undefined && sending.last > after) take(sending.events);
+    sending?.encoded?.forEach(decode);
+    this.encoded.forEach(decode);
+    const before = this.encoded[this.encoded.length - 1]?.last ?? sending?.last ?? this.durable;
+    const from = this.head + Math.max(0, after - before);
     const rest = limit - out.length;
     if (rest <= 0) return out;
     return out.length === 0 ? this.unstored.slice(from, from + rest) : out.concat(this.unstored.slice(from, from + rest));

@@ -103,14 +103,14 @@ function compact(steps: number[]): Steps {
 }
 
 /**
- * Encodes a non-empty batch of contiguous events (`seq` is not checked here: a store checks it with
+ * Encodes the non-empty batch `events[from … to)` of contiguous events (`seq` is not checked here: a store checks it with
  * `checkEventShape`, the log assigns it); `at` must be whole epoch ms and `event` an object.
  */
-export function encodeBatch(events: readonly SessionEvent[]): EncodedBatch {
+export function encodeBatch(events: readonly SessionEvent[], from = 0, to = events.length): EncodedBatch {
   const body: (Entry | RunEntry)[] = [];
   let run: Run | undefined;
   let maxAt = Number.MIN_SAFE_INTEGER;
-  for (let i = 0; i < events.length; i++) {
+  for (let i = from; i < to; i++) {
     const { at, event } = events[i]!;
     if (!Number.isSafeInteger(at)) throw new ConfigError("session store: an event's at must be whole epoch milliseconds");
     if (typeof event !== "object" || event === null) throw new ConfigError("session store: an event's event must be an object");
@@ -122,7 +122,7 @@ export function encodeBatch(events: readonly SessionEvent[]): EncodedBatch {
     else body.push([at, event]);
   }
   if (run !== undefined) body.push(run.entry());
-  return { first: events[0]!.seq, last: events[events.length - 1]!.seq, maxAt, body: JSON.stringify(body) };
+  return { first: events[from]!.seq, last: events[to - 1]!.seq, maxAt, body: JSON.stringify(body) };
 }
 
 /** Encodes `[at, event]` entries (a chunk's kept tail) whose first has `seq` `first`. */
@@ -143,8 +143,8 @@ export function decodeBatch(id: string, batch: EncodedBatch): SessionEvent[] {
 export const appendEncoded: unique symbol = Symbol("appendEncoded");
 
 export interface EncodedAppendStore {
-  /** `appendEvents` of the batch `batch` encodes, with the same checks and guarantees. */
-  [appendEncoded](id: string, owner: string, batch: EncodedBatch): Promise<void>;
+  /** `appendEvents` of the events `batches` encode (contiguous, oldest first), with the same checks and guarantees. */
+  [appendEncoded](id: string, owner: string, batches: readonly EncodedBatch[]): Promise<void>;
 }
 
 export function takesEncoded(store: SessionStore): store is SessionStore & EncodedAppendStore {

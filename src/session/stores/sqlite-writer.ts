@@ -3,22 +3,21 @@
  * insert, a commit with its fsync and — every few MB — a WAL checkpoint would otherwise stop the
  * event loop, and with it every run and subscriber of the process. The worker holds its own
  * connection to the same file and runs each event append's ownership check, contiguity check and
- * insert in one `BEGIN IMMEDIATE` transaction, exactly as the inline path does (the caller
- * serializes the batch, one JSON text, and awaits the commit); and each record update — the
+ * inserts in one `BEGIN IMMEDIATE` transaction, exactly as the inline path does (the caller
+ * encodes the batches, one compact JSON text each, and awaits the commit); and each record update — the
  * write a session makes several times per run, committed with a full fsync — as one conditional
  * UPDATE on the body the caller read, so the caller's patch applies to what it saw or is retried.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
-/** One append as the worker takes it. */
+/** One append as the worker takes it: contiguous chunks `first … last`, committed together. */
 export interface ChunkWrite {
   id: string;
   owner: string;
   first: number;
   last: number;
-  maxAt: number;
-  body: string;
+  chunks: readonly { first: number; last: number; maxAt: number; body: string }[];
   now: number;
 }
 
@@ -91,7 +90,7 @@ const append = db.transaction((w) => {
     if (found.owner !== w.owner || (found.owner_expires_at ?? 0) <= w.now) return { kind: "lease_lost" };
     return { kind: "seq_conflict", lastSeq: found.last_seq };
   }
-  insert.run(w.id, w.first, w.last, w.maxAt, w.body);
+  for (const c of w.chunks) insert.run(w.id, c.first, c.last, c.maxAt, c.body);
   return undefined;
 });
 const update = db.prepare("UPDATE sessions SET state = @state, body = @body, updated_at = max(@at, updated_at) WHERE id = @id AND owner = @owner AND owner_expires_at > @now AND body = @previous RETURNING id, state, body, owner, owner_expires_at, created_at, updated_at");

@@ -318,25 +318,28 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
   };
   /** Why `owner` may not write session `id` (called inside the write transaction). */
   const refusal = (id: string): Error => (sql.ownerOf.get(id) === undefined ? new SessionNotFoundError() : new LeaseLostError("the session's ownership was lost"));
-  /** Stores one encoded batch as `owner`, continuing the stored log exactly. */
-  const appendBatch = async (id: string, owner: string, batch: EncodedBatch): Promise<void> => {
+  /** Stores contiguous encoded batches (one chunk each) as `owner` in one transaction, continuing the stored log exactly. */
+  const appendBatches = async (id: string, owner: string, batches: readonly EncodedBatch[]): Promise<void> => {
+    if (batches.length === 0) return;
+    const first = batches[0]!.first;
+    const last = batches[batches.length - 1]!.last;
     if (writer !== undefined) {
       if (closed) throw storeClosed();
       try {
-        await writer.append({ id, owner, ...batch, now: now() });
+        await writer.append({ id, owner, first, last, chunks: batches, now: now() });
       } catch (err) {
-        throw writeFailure(err, batch.first);
+        throw writeFailure(err, first);
       }
       return;
     }
     write(() => {
       const at = now();
-      if (sql.advance.run({ id, owner, now: at, first: batch.first, last: batch.last }).changes !== 1) {
+      if (sql.advance.run({ id, owner, now: at, first, last }).changes !== 1) {
         const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null; last_seq: number } | undefined;
         if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= at) throw refusal(id);
-        throw seqConflict(found.last_seq + 1, batch.first);
+        throw seqConflict(found.last_seq + 1, first);
       }
-      chunks.append(id, batch);
+      for (const batch of batches) chunks.append(id, batch);
     }, eventSync);
   };
 
@@ -418,14 +421,14 @@ export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSe
 
     async appendEvents(id: string, owner: string, events: readonly SessionEvent[]): Promise<void> {
       checkEventShape(id, events);
-      if (events.length > 0) return appendBatch(id, owner, encodeBatch(events));
+      if (events.length > 0) return appendBatches(id, owner, [encodeBatch(events)]);
       write(() => {
         const found = sql.ownerOf.get(id) as { owner: string | null; owner_expires_at: number | null } | undefined;
         if (found === undefined || found.owner !== owner || (found.owner_expires_at ?? 0) <= now()) throw refusal(id);
       }, eventSync);
     },
 
-    [appendEncoded]: (id: string, owner: string, batch: EncodedBatch): Promise<void> => appendBatch(id, owner, batch),
+    [appendEncoded]: (id: string, owner: string, batches: readonly EncodedBatch[]): Promise<void> => appendBatches(id, owner, batches),
 
     async readEvents(id: string, readOptions: { after: number; limit?: number }): Promise<SessionEvent[]> {
       const { after, limit } = checkReadOptions(readOptions);
