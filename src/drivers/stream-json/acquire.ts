@@ -61,8 +61,9 @@ function servesHostTools(standby: StreamJsonStandby | StreamJsonWriter, request:
 
 /**
  * A session is resumed from the workspace it was recorded in, or not at all. One the CLI has no
- * transcript of is missing (`provider_session_not_found`, before anything starts): Claude Code
- * would exit before answering, CodeBuddy would never answer.
+ * transcript of, or only an empty one, is missing (`provider_session_not_found`, before anything
+ * starts): Claude Code would exit before answering, CodeBuddy would never answer or, from an empty
+ * transcript, start the conversation over.
  */
 async function checkWorkspace(launcher: Launcher, sessionId: string, workspace: string): Promise<void> {
   const configDir = launcher.configDir();

@@ -4,7 +4,7 @@
  * listing (never the contents) to prove a standby created no conversation, and to check that a
  * resumed session belongs to the run's workspace.
  */
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Every `projects/<slug>/<id>.jsonl` under `configDir`, as `slug/id.jsonl`; empty when there is none. */
@@ -29,10 +29,16 @@ export async function listSessionFiles(configDir: string): Promise<Set<string>> 
   return files;
 }
 
-/** The project slugs holding a transcript of `sessionId`. */
+/**
+ * The project slugs holding a transcript of `sessionId` with something in it. An empty file holds
+ * no conversation: CodeBuddy's session store creates one when it saves a session whose transcript
+ * is gone — as a retiring process can, after its turn's result, once the transcript was removed.
+ */
 export async function sessionSlugs(configDir: string, sessionId: string): Promise<string[]> {
   const wanted = `${sessionId}.jsonl`;
-  return [...(await listSessionFiles(configDir))].filter((f) => f.endsWith(`/${wanted}`)).map((f) => f.slice(0, -wanted.length - 1));
+  const slugs = [...(await listSessionFiles(configDir))].filter((f) => f.endsWith(`/${wanted}`)).map((f) => f.slice(0, -wanted.length - 1));
+  const sizes = await Promise.all(slugs.map((slug) => stat(join(configDir, "projects", slug, wanted)).then((s) => s.size, () => 0)));
+  return slugs.filter((_, i) => sizes[i]! > 0);
 }
 
 /** Files in `after` that are not in `before`. */

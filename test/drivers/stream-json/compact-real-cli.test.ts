@@ -5,7 +5,7 @@
  * the summary), and resuming a conversation the CLI no longer has fails with
  * `provider_session_not_found` before any process starts (Claude Code would exit, CodeBuddy would hang).
  */
-import { readdir, rm } from "node:fs/promises";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { createAgent } from "../../../src/agent/agent.js";
@@ -20,14 +20,19 @@ const textOf = (request: CapturedRequest) =>
 
 const modelRequests = (ctx: RealCliContext) => ctx.server.requests.filter((r) => !r.auxiliary);
 
-/** Removes the CLI's transcript of `sessionId` (what a cleaned-up or moved config directory leaves). */
-async function removeTranscript(configDir: string, sessionId: string): Promise<number> {
+/**
+ * Removes the CLI's transcript of `sessionId` (what a cleaned-up or moved config directory leaves);
+ * `leaveEmpty`: an empty file in its place, as CodeBuddy's session store writes when a process
+ * saves the session after its transcript was removed.
+ */
+async function removeTranscript(configDir: string, sessionId: string, leaveEmpty = false): Promise<number> {
   let removed = 0;
   const projects = join(configDir, "projects");
   for (const slug of await readdir(projects)) {
     for (const entry of await readdir(join(projects, slug))) {
       if (entry === `${sessionId}.jsonl`) {
         await rm(join(projects, slug, entry));
+        if (leaveEmpty) await writeFile(join(projects, slug, entry), "");
         removed++;
       }
     }
@@ -73,28 +78,30 @@ describeRealCli("claude", () => {
 
 for (const cli of ["claude", "codebuddy"] as const) {
   describeRealCli(cli, () => {
-    it("reports a saved conversation the CLI no longer has as provider_session_not_found, before any process starts", async () => {
-      const script: RealCliScript = { turns: [{ reply: { text: "Hello." } }] };
-      await withRealCli(cli, script, async (ctx) => {
-        const driver = await streamJsonLaneDriver(cli, ctx);
-        const agent = createAgent(driver, { workspace: ctx.workspace, threadWriterIdleMs: 0 });
-        try {
-          const thread = await agent.startThread();
-          const first = await thread.run("hello");
-          expect(await removeTranscript(ctx.configDir, first.providerSessionId!)).toBe(1);
-          const started = driver.processes().started;
-          const stream = thread.stream("again");
-          const events: AgentEvent[] = [];
-          for await (const event of stream) events.push(event);
-          const error = await stream.result.then(() => undefined, (e: unknown) => e as { code?: string; phase?: string });
-          expect(error).toMatchObject({ code: "provider_session_not_found", phase: "before_delivery" });
-          expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "provider_session_not_found" } });
-          expect(driver.processes().started).toBe(started);
-          expect(modelRequests(ctx)).toHaveLength(1);
-        } finally {
-          await agent.close();
-        }
+    for (const leaveEmpty of [false, true]) {
+      it(`reports a saved conversation the CLI no longer has as provider_session_not_found, before any process starts${leaveEmpty ? " (an empty transcript left in its place)" : ""}`, async () => {
+        const script: RealCliScript = { turns: [{ reply: { text: "Hello." } }] };
+        await withRealCli(cli, script, async (ctx) => {
+          const driver = await streamJsonLaneDriver(cli, ctx);
+          const agent = createAgent(driver, { workspace: ctx.workspace, threadWriterIdleMs: 0 });
+          try {
+            const thread = await agent.startThread();
+            const first = await thread.run("hello");
+            expect(await removeTranscript(ctx.configDir, first.providerSessionId!, leaveEmpty)).toBe(1);
+            const started = driver.processes().started;
+            const stream = thread.stream("again");
+            const events: AgentEvent[] = [];
+            for await (const event of stream) events.push(event);
+            const error = await stream.result.then(() => undefined, (e: unknown) => e as { code?: string; phase?: string });
+            expect(error).toMatchObject({ code: "provider_session_not_found", phase: "before_delivery" });
+            expect(events.at(-1)).toMatchObject({ type: "run.failed", error: { code: "provider_session_not_found" } });
+            expect(driver.processes().started).toBe(started);
+            expect(modelRequests(ctx)).toHaveLength(1);
+          } finally {
+            await agent.close();
+          }
+        });
       });
-    });
+    }
   });
 }
