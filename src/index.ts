@@ -21,6 +21,7 @@ export type {
   ThreadRecord,
   ThreadStore,
 } from "./thread/store.js";
+export { PROVIDER_STATE_MAX_BYTES } from "./thread/store.js";
 export { memoryThreadStore } from "./thread/stores/memory.js";
 export type { MemoryThreadStoreOptions } from "./thread/stores/memory.js";
 export { sqliteThreadStore, SQLITE_THREAD_SCHEMA_VERSION } from "./thread/stores/sqlite.js";
@@ -188,6 +189,7 @@ export type {
   ModelDefaults,
   PrepareRequest,
   PrepareResponse,
+  ProviderStateHandle,
   ResolvedInput,
   ResolvedResources,
   ResourceSupport,

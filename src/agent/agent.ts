@@ -31,6 +31,7 @@ import { CallSettings } from "./settings.js";
 import { threadFingerprint } from "../thread/fingerprint.js";
 import { memoryThreadStore } from "../thread/stores/memory.js";
 import type { ThreadStore } from "../thread/store.js";
+import { linkAgent } from "../driver/agent-link.js";
 import { resumeThreadHandle, startThreadHandle, type Thread, type ThreadHost } from "./thread.js";
 
 export interface Agent extends AsyncDisposable {
@@ -144,6 +145,8 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     },
     [Symbol.asyncDispose]: () => agent.close(),
   };
+  // For helpers beside the driver (a transcript import) that need what the Agent surface hides.
+  linkAgent(agent, { driver, threadStore: store });
   return agent;
 }
 

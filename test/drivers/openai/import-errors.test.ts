@@ -134,3 +134,40 @@ describe("imported media", () => {
     expect(media.counts).toEqual({ kept: 0, replaced: 3 });
   });
 });
+
+describe("importTranscript without the driver and store arguments", () => {
+  /** A two-line Codex rollout: one prompt and its answer. */
+  const rollout = [
+    { timestamp: "2026-12-01T10:00:00.000Z", type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "what is in the repo?" }] } },
+    { timestamp: "2026-12-01T10:00:01.000Z", type: "response_item", payload: { type: "message", role: "assistant", content: [{ type: "output_text", text: "a README" }] } },
+  ].map((line) => JSON.stringify(line)).join("\n");
+
+  it("takes the agent's own driver and thread store, and writes the conversation into the store", async () => {
+    const { threadStore, agent, stateDir } = setup();
+    await using _ = agent;
+    const file = join(secretDir, "rollout-short.jsonl");
+    writeFileSync(file, rollout);
+    const imported = await importTranscript(agent, { format: "codex", file });
+    expect(imported).toMatchObject({ turns: 1, messages: 2 });
+    expect((await threadStore.get(imported.thread.id))?.providerSessionId).toBe(imported.providerSessionId);
+    const stored = JSON.parse((await threadStore.loadProviderState!(imported.thread.id))!) as { current: string; conversations: { id: string }[] };
+    expect(stored.current).toBe(imported.providerSessionId);
+    expect(stored.conversations.map((c) => c.id)).toEqual([imported.providerSessionId]);
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
+
+  it("refuses a driver or a store given that is not the agent's, leaving nothing behind", async () => {
+    const { threadStore, agent, stateDir } = setup();
+    await using _ = agent;
+    const file = join(secretDir, "rollout-short-2.jsonl");
+    writeFileSync(file, rollout);
+    const otherDriver = openai({ baseURL: "http://127.0.0.1:9/v1", model: "scripted-model", stateDir });
+    const byDriver = await refusal(importTranscript(agent, { driver: otherDriver, format: "codex", file }));
+    expect(byDriver).toBeInstanceOf(ConfigError);
+    expect(byDriver.message).toContain("the openai() driver the agent was created with");
+    const byStore = await refusal(importTranscript(agent, { threadStore: memoryThreadStore(), format: "codex", file }));
+    expect(byStore.message).toContain("not the store the agent was created with");
+    expect(await threadStore.list()).toEqual([]);
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
+});

@@ -5,16 +5,17 @@
  * calls, and refusals (no model, unknown session, denied policy).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
-import { createAgent, input, type AgentEvent } from "../../../src/index.js";
+import { createAgent, input, memoryThreadStore, type AgentEvent } from "../../../src/index.js";
 import { openai, type OpenAIConfig } from "../../../src/drivers/openai/index.js";
 import { startModelServer, type ModelScript, type ModelServer } from "../../../src/testing/model-server/index.js";
+import { storedConversation } from "./stored.js";
 
 const root = mkdtempSync(join(tmpdir(), "openai-loop-"));
 const workspace = join(root, "workspace");
@@ -177,7 +178,8 @@ for (const api of ["chat", "responses"] as const) {
         ],
       });
       const stateDir = join(root, `usage-${api}`);
-      const agent = createAgent(driverFor(api, baseURL, { stateDir, contextWindow: 32_000 }), { workspace, mcp: [{ name: "echo", command: process.execPath, args: [echoServer] }] });
+      const threadStore = memoryThreadStore();
+      const agent = createAgent(driverFor(api, baseURL, { stateDir, contextWindow: 32_000 }), { workspace, threadStore, mcp: [{ name: "echo", command: process.execPath, args: [echoServer] }] });
       try {
         const thread = await agent.startThread();
         const first = await thread.run("first");
@@ -185,7 +187,7 @@ for (const api of ["chat", "responses"] as const) {
         const second = await thread.run("second", { model: "other-model" });
         expect(second.usage).toMatchObject({ input_tokens: 200, output_tokens: 7, cumulative_input_tokens: 420, cumulative_output_tokens: 22 });
         expect(server!.requests[2]!.model).toBe("other-model");
-        const stored = JSON.parse(readFileSync(join(stateDir, `${second.providerSessionId}.json`), "utf8")) as { turns: { model: string; modelSwitch?: unknown }[] };
+        const stored = await storedConversation(threadStore, thread.id, second.providerSessionId!);
         expect(stored.turns.map((t) => t.model)).toEqual(["scripted-model", "other-model"]);
         expect(stored.turns[1]!.modelSwitch).toEqual({ from: "scripted-model", to: "other-model" });
       } finally {

@@ -3,7 +3,7 @@
  * the conversation; the title is stored in the conversation, announced by a `title_generated`
  * notice and in `result.raw()`, and never asked again. Off by default.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";

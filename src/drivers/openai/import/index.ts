@@ -12,7 +12,8 @@ import { nonEmptyString, parseOrThrow } from "../../../driver/validate-schema.js
 import { ConfigError } from "../../../errors/index.js";
 import { InputError } from "../../../input/errors.js";
 import type { ConversationFile, ConversationTurn } from "../conversation.js";
-import { boundedConversation, newSessionId, type ThreadConversationsDocument } from "../conversation-store.js";
+import { agentLinkOf } from "../../../driver/agent-link.js";
+import { boundedConversation, newSessionId, type ConversationStore, type ThreadConversationsDocument } from "../conversation-store.js";
 import { conversationStoreOf, type OpenAIDriver } from "../driver.js";
 import { keepsProviderState, startImportedThread, type TranscriptImportAgent, type TranscriptImportThreadStore } from "./bind.js";
 import { boundTurns, DEFAULT_IMPORT_MAX_CHARS } from "./bound.js";
@@ -34,10 +35,16 @@ const FORMATS: Record<TranscriptFormatName, TranscriptFormat> = { codex: codexFo
 const DEFAULT_IMPORT_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface ImportTranscriptOptions {
-  /** The `openai()` driver the agent was created with: its secrets are redacted from the conversation. */
-  driver: OpenAIDriver;
-  /** The thread store the agent was created with (`createAgent`'s `threadStore`). */
-  threadStore: TranscriptImportThreadStore;
+  /**
+   * The `openai()` driver the agent was created with. Optional: the agent's own is used; given,
+   * it must be that one.
+   */
+  driver?: OpenAIDriver;
+  /**
+   * The thread store the agent was created with (`createAgent`'s `threadStore`). Optional: the
+   * agent's own is used; given, it must be that one.
+   */
+  threadStore?: TranscriptImportThreadStore;
   /** `codex`: a rollout file (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`); `claude`: a Claude Code transcript (`~/.claude/projects/<dir>/<session>.jsonl`). */
   format: TranscriptFormatName;
   /** Path of the transcript file. */
@@ -68,8 +75,8 @@ export interface ImportedTranscript<T> {
 }
 
 const optionsSchema = z.strictObject({
-  driver: z.custom<OpenAIDriver>((v) => typeof v === "object" && v !== null, "expected the openai() driver"),
-  threadStore: z.custom<TranscriptImportThreadStore>((v) => typeof v === "object" && v !== null, "expected a thread store"),
+  driver: z.custom<OpenAIDriver>((v) => typeof v === "object" && v !== null, "expected the openai() driver").optional(),
+  threadStore: z.custom<TranscriptImportThreadStore>((v) => typeof v === "object" && v !== null, "expected a thread store").optional(),
   format: z.enum(["codex", "claude"]),
   file: nonEmptyString,
   threadId: z.string().min(1).max(512).optional(),
@@ -77,6 +84,25 @@ const optionsSchema = z.strictObject({
   maxBytes: z.number().int().positive().optional(),
   maxChars: z.number().int().positive().optional(),
 } satisfies Record<keyof ImportTranscriptOptions, z.ZodType>);
+
+/**
+ * The conversations of the agent's driver and the agent's thread store: from the agent (core
+ * records both when it creates one), or the options' (an agent core did not create, such as a
+ * host's wrapper), which must then be the agent's own.
+ */
+function agentParts(agent: unknown, o: { driver?: OpenAIDriver | undefined; threadStore?: TranscriptImportThreadStore | undefined }): { driver: ConversationStore; threadStore: TranscriptImportThreadStore } {
+  const link = agentLinkOf(agent);
+  if (link !== undefined && o.driver !== undefined && o.driver !== link.driver) throw new ConfigError("importTranscript: driver must be the openai() driver the agent was created with");
+  if (link !== undefined && o.threadStore !== undefined && o.threadStore !== link.threadStore) {
+    throw new ConfigError("importTranscript: threadStore is not the store the agent was created with");
+  }
+  const driver = o.driver ?? (link?.driver as OpenAIDriver | undefined);
+  const conversations = driver === undefined ? undefined : conversationStoreOf(driver);
+  if (conversations === undefined) throw new ConfigError("importTranscript: driver must be the openai() driver the agent was created with");
+  const threadStore = o.threadStore ?? (link?.threadStore as TranscriptImportThreadStore | undefined);
+  if (threadStore === undefined) throw new ConfigError("importTranscript: pass the agent's threadStore (this agent was not made by createAgent)");
+  return { driver: conversations, threadStore };
+}
 
 /** The first message the model reads: where the conversation came from, and what was left out. */
 function importNotice(label: string, droppedMessages: number): string {
@@ -99,11 +125,10 @@ function conversationOf(turns: readonly ImportedTurn[], notice: string): Convers
 
 /**
  * Imports a recorded Codex or Claude Code session as the start of a new thread of `agent`, an
- * agent created over `options.driver` with `options.threadStore`. The transcript's user and
- * assistant messages, reasoning summaries, tool calls and results become the thread's stored
- * conversation (in the thread store's provider state, so any host sharing the store continues
- * it); its first run sends them before its prompt. Images are kept when inline base64
- * within the driver's limits, otherwise the model reads a short placeholder. The conversation is
+ * agent created over the `openai()` driver. The transcript's user and assistant messages,
+ * reasoning summaries, tool calls and results become the thread's stored conversation (in the
+ * thread store's provider state, so any host sharing the store continues it); its first run sends
+ * them before its prompt. Images are kept when inline base64 within the driver's limits, otherwise the model reads a short placeholder. The conversation is
  * bounded (`maxChars`, oldest turns left out, the model told so) and redacted like every stored
  * conversation (the driver's secrets and secret-shaped tokens). A line that cannot be read is
  * skipped and counted.
@@ -118,15 +143,14 @@ function conversationOf(turns: readonly ImportedTurn[], notice: string): Convers
  * const store = sqliteThreadStore("threads.db");
  * const driver = openai({ baseURL: "http://127.0.0.1:8080/v1", model: "qwen3-coder" });
  * const agent = createAgent(driver, { workspace: "/repo", threadStore: store });
- * const { thread } = await importTranscript(agent, { driver, threadStore: store, format: "codex", file: rolloutPath });
+ * const { thread } = await importTranscript(agent, { format: "codex", file: rolloutPath });
  * await thread.run("Continue where we left off");
  * ```
  */
 export async function importTranscript<T extends { readonly id: string }>(agent: TranscriptImportAgent<T>, options: ImportTranscriptOptions): Promise<ImportedTranscript<T>> {
   const o = parseOrThrow(optionsSchema, options, "importTranscript: ");
   if (agent?.driver?.id !== "openai") throw new ConfigError("importTranscript: the agent must be created over the openai() driver");
-  const conversations = conversationStoreOf(o.driver);
-  if (conversations === undefined) throw new ConfigError("importTranscript: driver must be the openai() driver the agent was created with");
+  const { driver, threadStore } = agentParts(agent, o);
   const format = FORMATS[o.format];
 
   const { entries, skipped } = await readTranscript(o.file, o.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES);
@@ -140,15 +164,15 @@ export async function importTranscript<T extends { readonly id: string }>(agent:
   const file = conversationOf(turns, importNotice(format.label, droppedMessages));
   const threadOptions = { ...(o.threadId !== undefined ? { id: o.threadId } : {}), ...(o.metadata !== undefined ? { metadata: o.metadata } : {}) };
   let thread: T;
-  if (keepsProviderState(o.threadStore)) {
-    const document: ThreadConversationsDocument = { kind: "openai.conversations", version: 1, current: file.id, conversations: [boundedConversation(file, conversations.redactor)] };
-    thread = await startImportedThread(agent, o.threadStore, file.id, threadOptions, JSON.stringify(document));
+  if (keepsProviderState(threadStore)) {
+    const document: ThreadConversationsDocument = { kind: "openai.conversations", version: 1, current: file.id, conversations: [boundedConversation(file, driver.redactor)] };
+    thread = await startImportedThread(agent, threadStore, file.id, threadOptions, JSON.stringify(document));
   } else {
-    await conversations.save(file);
+    await driver.save(file);
     try {
-      thread = await startImportedThread(agent, o.threadStore, file.id, threadOptions);
+      thread = await startImportedThread(agent, threadStore, file.id, threadOptions);
     } catch (error) {
-      await conversations.remove(file.id).catch(() => undefined);
+      await driver.remove(file.id).catch(() => undefined);
       throw error;
     }
   }

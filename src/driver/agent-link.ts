@@ -1,0 +1,25 @@
+/**
+ * What core records about each agent it creates for the helpers that stand beside a driver (the
+ * openai() transcript import): the driver the agent was created over and its thread store. Those
+ * helpers may not import core, and the `Agent` surface shows neither, so core registers them here
+ * when it creates the agent. Not part of the public API.
+ */
+import type { Driver } from "./types.js";
+
+export interface AgentLink {
+  readonly driver: Driver;
+  /** The agent's `ThreadStore` (typed by the helper that reads it: the SPI does not know the port). */
+  readonly threadStore: unknown;
+}
+
+const links = new WeakMap<object, AgentLink>();
+
+/** Records `link` for `agent` (core, once, when it creates the agent). */
+export function linkAgent(agent: object, link: AgentLink): void {
+  links.set(agent, link);
+}
+
+/** The link core recorded for `agent`; undefined for anything core did not create. */
+export function agentLinkOf(agent: unknown): AgentLink | undefined {
+  return typeof agent === "object" && agent !== null ? links.get(agent) : undefined;
+}
