@@ -135,7 +135,8 @@ export class TurnChannel {
     const codex = this.#codexTurns.get(turnId);
     if (codex !== undefined) {
       if (method === "turn/completed" && !codex.over) codex.end();
-      return true;
+      // Before the prompt, Codex's running total is where the run's turn starts (its usage is the growth from there).
+      return !(method === "thread/tokenUsage/updated" && !this.delivered);
     }
     if (this.#turnId !== undefined) return turnId !== this.#turnId;
     // Before the run's request is written, no turn can be the run's.
