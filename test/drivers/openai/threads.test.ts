@@ -193,3 +193,34 @@ describe("openai driver stored conversations", () => {
     }
   });
 });
+
+describe("openai driver thread state and the lease", () => {
+  it("a run that lost its thread's lease saves nothing: the stored conversation stays as the last holder left it", async () => {
+    const baseURL = await serve({
+      turns: [
+        { match: { lastUserTextContains: "first" }, reply: { text: "first answer" } },
+        { match: { lastUserTextContains: "second" }, reply: { text: "second answer" }, fault: { delayMs: 1500 } },
+      ],
+    });
+    const store = memoryThreadStore();
+    const agent = createAgent(openai({ baseURL, model: "scripted-model", stateDir: join(root, "lease-lost") }), { workspace, threadStore: store });
+    try {
+      const thread = await agent.startThread();
+      await thread.run("first question");
+      const before = await storedStateText(store, thread.id);
+      const running = thread.run("second question");
+      let lease = (await store.get(thread.id))?.lease;
+      while (lease === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        lease = (await store.get(thread.id))?.lease;
+      }
+      // Another writer takes the thread over while the model is still answering.
+      await store.releaseLease(thread.id, lease.owner);
+      expect(await store.acquireLease(thread.id, "another-host/run", 60_000)).toBeDefined();
+      await expect(running).rejects.toMatchObject({ code: "lease_lost" });
+      expect(await storedStateText(store, thread.id)).toBe(before);
+    } finally {
+      await agent.close();
+    }
+  });
+});
