@@ -2,7 +2,7 @@
  * The OpenAI-compatible driver against a bare `openai` client, both streaming the same scripted
  * answer from the scripted model server:
  *
- *   npm run bench -- openai [--runs 40] [--warmup 5] [--deltas 100000] [--api chat|responses]
+ *   npm run bench -- openai [--runs 100] [--warmup 5] [--deltas 100000] [--api chat|responses]
  *
  * 1. Per-turn overhead: `agent.run()` of a one-message turn (built-in tools offered, the
  *    conversation written to its stateDir) against the bare client sending the same request
@@ -41,7 +41,7 @@ function option(name: string, fallback: string): string {
   return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
 }
 
-const runs = Number(option("runs", "40"));
+const runs = Number(option("runs", "100"));
 const warmup = Number(option("warmup", "5"));
 const deltas = Number(option("deltas", "100000"));
 const api = option("api", "chat") as "chat" | "responses";
