@@ -10,10 +10,13 @@
  * file in the temp directory) and read by `--subscribers` live subscribers; timed until every
  * subscriber has every event and `flush()` has made them durable.
  *
- * Both sides are repeated alternately so drifting load hits them alike; medians are reported. The
- * last line printed is one JSON object with the figures.
+ * Both sides are repeated alternately so drifting load hits them alike; medians are reported.
+ * Beside wall time, each side's CPU time per event: of the main thread (the event loop; read from
+ * /proc on Linux) and of the whole process (with the SQLite writer thread). On a shared machine
+ * wall time swings with other work; CPU time is what the log costs. The last line printed is one
+ * JSON object with the figures.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -47,20 +50,50 @@ function parseArgs(argv: string[]): Options {
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
+/** CPU ms of the main thread (Linux: its /proc stat, 10 ms ticks), else undefined. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Sample {
+  ms: number;
+  /** Main thread CPU ms, when readable. */
+  mainCpuMs: number | undefined;
+  /** Whole-process CPU ms (every thread of this process; not the fake driver's child). */
+  cpuMs: number;
+}
+
+/** Times `body`: wall, main-thread CPU and process CPU. */
+async function measure(body: () => Promise<void>): Promise<Sample> {
+  const main = mainThreadCpuMs();
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await body();
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const mainAfter = mainThreadCpuMs();
+  return { ms, mainCpuMs: main === undefined || mainAfter === undefined ? undefined : mainAfter - main, cpuMs: (used.user + used.system) / 1000 };
+}
+
 function agentFor(n: number) {
   return createAgent(fakeDriver({ process: true, script: { steps: [{ deltas: { count: n, itemId: "m1", text: "x" } }] } }));
 }
 
-/** The plain run stream: events per second. */
-async function plainOnce(n: number): Promise<number> {
+/** The plain run stream. */
+async function plainOnce(n: number): Promise<Sample> {
   const agent = agentFor(n);
   try {
     let deltas = 0;
-    const start = performance.now();
-    for await (const event of agent.stream("bench")) if (event.type === "message.delta") deltas++;
-    const ms = performance.now() - start;
+    const sample = await measure(async () => {
+      for await (const event of agent.stream("bench")) if (event.type === "message.delta") deltas++;
+    });
     if (deltas !== n) throw new Error(`plain: ${deltas} of ${n} deltas`);
-    return ms;
+    return sample;
   } finally {
     await agent.close();
   }
@@ -68,7 +101,7 @@ async function plainOnce(n: number): Promise<number> {
 
 let sessions = 0;
 /** The same stream through an event log on `store` with `subscribers` live readers. */
-async function loggedOnce(n: number, store: SessionStore, subscribers: number): Promise<number> {
+async function loggedOnce(n: number, store: SessionStore, subscribers: number): Promise<Sample> {
   const id = `bench-${++sessions}`;
   await store.create({
     id,
@@ -86,20 +119,21 @@ async function loggedOnce(n: number, store: SessionStore, subscribers: number): 
   const agent = agentFor(n);
   const log = await openEventLog({ store, sessionId: id, owner: "bench" });
   try {
-    const start = performance.now();
-    const readers = Array.from({ length: subscribers }, async () => {
-      let deltas = 0;
-      for await (const entry of log.subscribe()) {
-        if (entry.event.type === "message.delta" && ++deltas === n) return deltas;
-      }
-      return deltas;
+    let counts: number[] = [];
+    const sample = await measure(async () => {
+      const readers = Array.from({ length: subscribers }, async () => {
+        let deltas = 0;
+        for await (const entry of log.subscribe()) {
+          if (entry.event.type === "message.delta" && ++deltas === n) return deltas;
+        }
+        return deltas;
+      });
+      for await (const event of agent.stream("bench")) log.append(event);
+      counts = await Promise.all(readers);
+      await log.flush();
     });
-    for await (const event of agent.stream("bench")) log.append(event);
-    const counts = await Promise.all(readers);
-    await log.flush();
-    const ms = performance.now() - start;
     if (counts.some((count) => count !== n)) throw new Error(`logged: subscribers got ${counts.join(", ")} of ${n} deltas`);
-    return ms;
+    return sample;
   } finally {
     await log.close();
     await agent.close();
@@ -116,30 +150,47 @@ async function main(): Promise<void> {
     `session-log: n=${int(options.n)} events, ${options.subscribers} subscribers, reps=${options.reps} (+${options.warmup} warmup), ` +
       `${availableParallelism()} CPUs, load average ${formatLoad(loadBefore)} (1/5/15 min)`,
   );
-  const plain: number[] = [];
-  const logged: number[] = [];
+  const plain: Sample[] = [];
+  const logged: Sample[] = [];
   try {
     for (let rep = 0; rep < options.warmup + options.reps; rep++) {
       // Alternate which side goes first.
       const order = rep % 2 === 0 ? (["plain", "logged"] as const) : (["logged", "plain"] as const);
       for (const side of order) {
         gc();
-        const ms = side === "plain" ? await plainOnce(options.n) : await loggedOnce(options.n, store, options.subscribers);
-        if (rep >= options.warmup) (side === "plain" ? plain : logged).push(ms);
+        const sample = side === "plain" ? await plainOnce(options.n) : await loggedOnce(options.n, store, options.subscribers);
+        if (rep >= options.warmup) (side === "plain" ? plain : logged).push(sample);
       }
     }
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const plainRate = options.n / (median(plain) / 1000);
-  const loggedRate = options.n / (median(logged) / 1000);
+  const plainRate = options.n / (median(plain.map((s) => s.ms)) / 1000);
+  const loggedRate = options.n / (median(logged.map((s) => s.ms)) / 1000);
   const ratio = loggedRate / plainRate;
+  /** Median CPU µs per event of `pick`, 2 decimals (undefined when unreadable). */
+  const perEvent = (samples: Sample[], pick: (s: Sample) => number | undefined): number | undefined => {
+    const values = samples.map(pick);
+    if (values.some((v) => v === undefined)) return undefined;
+    return Math.round((median(values as number[]) * 1000 * 100) / options.n) / 100;
+  };
+  const cpu = {
+    plainMainUs: perEvent(plain, (s) => s.mainCpuMs),
+    loggedMainUs: perEvent(logged, (s) => s.mainCpuMs),
+    plainProcessUs: perEvent(plain, (s) => s.cpuMs),
+    loggedProcessUs: perEvent(logged, (s) => s.cpuMs),
+  };
+  const mainRatio = cpu.plainMainUs !== undefined && cpu.loggedMainUs !== undefined ? cpu.plainMainUs / cpu.loggedMainUs : undefined;
   console.log(`plain run stream:              ${int(plainRate)} events/s (median of ${plain.length})`);
   console.log(`event log on SQLite + fan-out: ${int(loggedRate)} events/s (median of ${logged.length})`);
   console.log(`ratio logged / plain:          ${ratio.toFixed(3)} (target ≥ 0.8)`);
+  console.log(
+    `CPU µs per event, main thread: plain ${cpu.plainMainUs ?? "?"}, logged ${cpu.loggedMainUs ?? "?"} (plain / logged ${mainRatio?.toFixed(3) ?? "?"}); ` +
+      `whole process: plain ${cpu.plainProcessUs}, logged ${cpu.loggedProcessUs}`,
+  );
   console.log(`load average after: ${formatLoad(loadavg())}`);
-  console.log(JSON.stringify({ n: options.n, subscribers: options.subscribers, plainRate, loggedRate, ratio, loadBefore, loadAfter: loadavg() }));
+  console.log(JSON.stringify({ n: options.n, subscribers: options.subscribers, plainRate, loggedRate, ratio, cpuUsPerEvent: cpu, mainCpuRatio: mainRatio, loadBefore, loadAfter: loadavg() }));
 }
 
 await main();

@@ -45,10 +45,40 @@ function runnable(event: Loose, at: number): boolean {
   return typeof event.text === "string" && Number.isSafeInteger(event.seq) && Number.isSafeInteger(event.at) && Number.isSafeInteger(at);
 }
 
+/**
+ * Steps of a run: stored as one number while they are all equal (the usual burst within one
+ * millisecond), as a list only once one differs — so a run of deltas allocates no list at all.
+ */
+class StepList {
+  private step = 0;
+  private count = 0;
+  private list: number[] | undefined;
+
+  push(step: number): void {
+    if (this.list !== undefined) this.list.push(step);
+    else if (this.count === 0) this.step = step;
+    else if (step !== this.step) {
+      this.list = new Array<number>(this.count).fill(this.step);
+      this.list.push(step);
+    }
+    this.count++;
+  }
+
+  value(): Steps {
+    return this.list ?? this.step;
+  }
+}
+
+/**
+ * The texts of the open run, in one array reused by every run and batch (one run is open at a
+ * time), copied out at the run's end at its exact length: no per-run growth and copying.
+ */
+const scratch: string[] = [];
+
 class Run {
-  readonly texts: string[] = [];
-  readonly atSteps: number[] = [];
-  readonly eventAtSteps: number[] = [];
+  private texts = 0;
+  private readonly atSteps = new StepList();
+  private readonly eventAtSteps = new StepList();
   private readonly keys: number;
   private lastAt: number;
   private lastEventAt: number;
@@ -81,7 +111,7 @@ class Run {
       } else if (value !== this.first[key]) return false;
     }
     if (keys !== this.keys) return false;
-    this.texts.push(event.text);
+    scratch[this.texts++] = event.text;
     this.atSteps.push(at - this.lastAt);
     this.eventAtSteps.push((event.at as number) - this.lastEventAt);
     this.lastAt = at;
@@ -90,16 +120,13 @@ class Run {
     return true;
   }
 
+  /** The run's stored entry; releases the texts it held in the scratch array. */
   entry(): Entry | RunEntry {
-    if (this.texts.length === 0) return [this.at, this.first as SessionEvent["event"]];
-    return [this.at, this.first as SessionEvent["event"], this.texts, compact(this.atSteps), compact(this.eventAtSteps)];
+    if (this.texts === 0) return [this.at, this.first as SessionEvent["event"]];
+    const texts = scratch.slice(0, this.texts);
+    scratch.fill("", 0, this.texts);
+    return [this.at, this.first as SessionEvent["event"], texts, this.atSteps.value(), this.eventAtSteps.value()];
   }
-}
-
-function compact(steps: number[]): Steps {
-  const step = steps[0]!;
-  for (let i = 1; i < steps.length; i++) if (steps[i] !== step) return steps;
-  return step;
 }
 
 /**
