@@ -3,25 +3,12 @@
  * approval becomes a prompt answered by keystrokes and sent over HTTP; an answer from elsewhere
  * withdraws it; Ctrl-C detaches (exit 0) without interrupting the session.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bin } from "./run-cli.js";
-import { startStubServer, type StubServer } from "./stub-server.js";
+import { useStubServer } from "./stub-server.js";
 import { TmuxTerminal } from "./tmux.js";
 
-let stub: StubServer;
-let stateDir: string;
-
-beforeAll(async () => {
-  stub = await startStubServer("tty-token");
-  stateDir = await mkdtemp(join(tmpdir(), "aa-cli-state-"));
-});
-afterAll(async () => {
-  await stub[Symbol.asyncDispose]();
-  await rm(stateDir, { recursive: true, force: true });
-});
+const fx = useStubServer("tty-token");
 
 const OPTIONS = [
   { id: "once", label: "Allow once", kind: "allow_once" },
@@ -31,13 +18,13 @@ const OPTIONS = [
 
 /** A session whose run waits on an approval. */
 function waitingSession(id: string): void {
-  stub.addSession(id).state = "running";
-  stub.push(id, { type: "run.started", runId: "run_1", seq: 0, at: 0, driver: "fake" });
-  stub.push(id, { type: "approval.requested", runId: "run_1", seq: 1, at: 0, requestId: "req_1", kind: "command", summary: "rm -rf build", options: OPTIONS });
+  fx.stub.addSession(id).state = "running";
+  fx.stub.push(id, { type: "run.started", runId: "run_1", seq: 0, at: 0, driver: "fake" });
+  fx.stub.push(id, { type: "approval.requested", runId: "run_1", seq: 1, at: 0, requestId: "req_1", kind: "command", summary: "rm -rf build", options: OPTIONS });
 }
 
 function attach(id: string): TmuxTerminal {
-  return TmuxTerminal.start([process.execPath, bin, "attach", id, "--url", stub.url, "--state-dir", stateDir], { env: { AGENT_ADAPTOR_TOKEN: stub.token } });
+  return TmuxTerminal.start([process.execPath, bin, "attach", id, "--url", fx.stub.url, "--state-dir", fx.stateDir], { env: { AGENT_ADAPTOR_TOKEN: fx.stub.token } });
 }
 
 async function until(condition: () => boolean, term: TmuxTerminal): Promise<void> {
@@ -50,11 +37,11 @@ async function until(condition: () => boolean, term: TmuxTerminal): Promise<void
 
 describe("tables on a terminal", () => {
   it("sessions list: coloured, and still aligned as the screen shows it", async () => {
-    stub.addSession("tbl-short");
-    stub.addSession("tbl-a-much-longer-id").state = "running";
-    await using term = TmuxTerminal.start([process.execPath, bin, "sessions", "list", "--url", stub.url, "--state-dir", stateDir], {
+    fx.stub.addSession("tbl-short");
+    fx.stub.addSession("tbl-a-much-longer-id").state = "running";
+    await using term = TmuxTerminal.start([process.execPath, bin, "sessions", "list", "--url", fx.stub.url, "--state-dir", fx.stateDir], {
       width: 160,
-      env: { AGENT_ADAPTOR_TOKEN: stub.token, NO_COLOR: undefined },
+      env: { AGENT_ADAPTOR_TOKEN: fx.stub.token, NO_COLOR: undefined },
     });
     expect(await term.exitCode()).toBe(0);
     expect(term.screen({ escapes: true })).toContain("\u001b[");
@@ -74,10 +61,10 @@ describe("attach on a terminal", () => {
     term.keys("Down");
     await term.waitFor(/❯ Allow for this session/);
     term.keys("Enter");
-    await until(() => stub.sessions.get("a1")!.answers.length === 1, term);
-    expect(stub.sessions.get("a1")!.answers).toEqual([{ requestId: "req_1", body: { optionId: "always" } }]);
-    stub.push("a1", { type: "approval.resolved", runId: "run_1", seq: 2, at: 0, requestId: "req_1", decision: { decision: "allow", scope: "session", optionId: "always" }, by: "stream" });
-    stub.push("a1", { type: "session.state", state: "archived" });
+    await until(() => fx.stub.sessions.get("a1")!.answers.length === 1, term);
+    expect(fx.stub.sessions.get("a1")!.answers).toEqual([{ requestId: "req_1", body: { optionId: "always" } }]);
+    fx.stub.push("a1", { type: "approval.resolved", runId: "run_1", seq: 2, at: 0, requestId: "req_1", decision: { decision: "allow", scope: "session", optionId: "always" }, by: "stream" });
+    fx.stub.push("a1", { type: "session.state", state: "archived" });
     expect(await term.exitCode()).toBe(0);
     expect(term.screen()).toMatch(/approval\.resolved allow \(by stream\)/);
   });
@@ -86,12 +73,12 @@ describe("attach on a terminal", () => {
     waitingSession("a2");
     await using term = attach("a2");
     await term.waitFor(/navigate/);
-    stub.push("a2", { type: "approval.resolved", runId: "run_1", seq: 2, at: 0, requestId: "req_1", decision: { decision: "deny" }, by: "stream" });
+    fx.stub.push("a2", { type: "approval.resolved", runId: "run_1", seq: 2, at: 0, requestId: "req_1", decision: { decision: "deny" }, by: "stream" });
     await term.waitFor(/approval\.resolved deny/);
-    stub.push("a2", { type: "session.state", state: "archived" });
+    fx.stub.push("a2", { type: "session.state", state: "archived" });
     expect(await term.exitCode()).toBe(0);
     expect(term.screen()).not.toMatch(/navigate/);
-    expect(stub.sessions.get("a2")!.answers).toEqual([]);
+    expect(fx.stub.sessions.get("a2")!.answers).toEqual([]);
   });
 
   it("Ctrl-C detaches with exit 0 and does not interrupt the session, at the prompt or while following", async () => {
@@ -102,13 +89,13 @@ describe("attach on a terminal", () => {
       term.keys("C-c");
       expect(await term.exitCode()).toBe(0);
     }
-    stub.addSession("a4");
-    stub.push("a4", { type: "session.state", state: "idle" });
+    fx.stub.addSession("a4");
+    fx.stub.push("a4", { type: "session.state", state: "idle" });
     await using term = attach("a4");
     await term.waitFor(/session\.state idle/);
     term.keys("C-c");
     expect(await term.exitCode()).toBe(0);
-    expect(stub.interrupts).toEqual([]);
-    expect(stub.sessions.get("a3")!.answers).toEqual([]);
+    expect(fx.stub.interrupts).toEqual([]);
+    expect(fx.stub.sessions.get("a3")!.answers).toEqual([]);
   });
 });

@@ -5,30 +5,20 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./run-cli.js";
-import { startStubServer, type StubServer } from "./stub-server.js";
+import { useStubServer } from "./stub-server.js";
 
-let stub: StubServer;
-let stateDir: string;
-
-beforeAll(async () => {
-  stub = await startStubServer("s3cret-token-value");
-  stateDir = await mkdtemp(join(tmpdir(), "aa-cli-state-"));
-});
-afterAll(async () => {
-  await stub[Symbol.asyncDispose]();
-  await rm(stateDir, { recursive: true, force: true });
-});
+const fx = useStubServer("s3cret-token-value");
 beforeEach(() => {
-  stub.eventRequests.length = 0;
-  stub.sessions.clear();
-  stub.threads.clear();
+  fx.stub.eventRequests.length = 0;
+  fx.stub.sessions.clear();
+  fx.stub.threads.clear();
 });
 
 /** A client command against the stub with the token in the environment. */
 function client(...args: string[]) {
-  return runCli([...args, "--url", stub.url, "--state-dir", stateDir], { AGENT_ADAPTOR_TOKEN: stub.token });
+  return runCli([...args, "--url", fx.stub.url, "--state-dir", fx.stateDir], { AGENT_ADAPTOR_TOKEN: fx.stub.token });
 }
 
 /** The column each header word starts at, and every row's cells cut at those columns. */
@@ -40,8 +30,8 @@ function columns(table: string) {
 
 describe("sessions", () => {
   it("list: an aligned table, every column starting where its header does", async () => {
-    stub.addSession("short");
-    const long = stub.addSession("a-much-longer-session-id");
+    fx.stub.addSession("short");
+    const long = fx.stub.addSession("a-much-longer-session-id");
     long.state = "running";
     long.guardrails.spentUsd = 0.5;
     long.queued.push("p1", "p2");
@@ -60,7 +50,7 @@ describe("sessions", () => {
   });
 
   it("list --json prints the server's answer", async () => {
-    stub.addSession("one");
+    fx.stub.addSession("one");
     const { code, stdout } = await client("sessions", "list", "--json");
     expect(code).toBe(0);
     const body = JSON.parse(stdout) as { sessions: { id: string; state: string }[] };
@@ -68,7 +58,7 @@ describe("sessions", () => {
   });
 
   it("show, create, submit, interrupt, archive", async () => {
-    stub.addSession("s1");
+    fx.stub.addSession("s1");
     const show = await client("sessions", "show", "s1");
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/^id\s+s1$/m);
@@ -82,11 +72,11 @@ describe("sessions", () => {
 
     expect(await client("sessions", "submit", "s1", "hello there")).toMatchObject({ code: 0, stdout: "queued p1\n" });
     expect(JSON.parse((await client("sessions", "submit", "s1", "again", "--json")).stdout)).toEqual({ promptId: "p2" });
-    expect(stub.sessions.get("s1")!.queued).toEqual(["p1", "p2"]);
+    expect(fx.stub.sessions.get("s1")!.queued).toEqual(["p1", "p2"]);
 
     expect(await client("sessions", "interrupt", "s1")).toMatchObject({ code: 0, stdout: "nothing was running\n" });
     expect(await client("sessions", "archive", "s1")).toMatchObject({ code: 0, stdout: "archived s1\n" });
-    expect(stub.sessions.get("s1")!.state).toBe("archived");
+    expect(fx.stub.sessions.get("s1")!.state).toBe("archived");
   });
 
   it.each([
@@ -95,8 +85,8 @@ describe("sessions", () => {
     ["an archived session: 409 exits 1", ["sessions", "submit", "gone", "hi"], 1, "session_archived"],
     ["an empty message: 400 exits 2", ["sessions", "submit", "live", ""], 2, "body_invalid"],
   ])("%s", async (_, args, exitCode, errorCode) => {
-    stub.addSession("live");
-    stub.addSession("gone").state = "archived";
+    fx.stub.addSession("live");
+    fx.stub.addSession("gone").state = "archived";
     const { code, stdout, stderr } = await client(...args);
     expect(code).toBe(exitCode);
     expect(stdout).toBe("");
@@ -106,7 +96,7 @@ describe("sessions", () => {
 
 describe("the token", () => {
   it("a wrong token exits 2 naming how to give one, and is never printed", async () => {
-    const { code, stdout, stderr } = await runCli(["sessions", "list", "--url", stub.url, "--state-dir", stateDir], { AGENT_ADAPTOR_TOKEN: "wrong-token-xyz" });
+    const { code, stdout, stderr } = await runCli(["sessions", "list", "--url", fx.stub.url, "--state-dir", fx.stateDir], { AGENT_ADAPTOR_TOKEN: "wrong-token-xyz" });
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^error unauthorized: the server refused the token; give the server's token with --token-env NAME, the AGENT_ADAPTOR_TOKEN environment variable, or --state-dir/);
@@ -114,18 +104,18 @@ describe("the token", () => {
   });
 
   it("no token at all exits 2", async () => {
-    const { code, stderr } = await runCli(["sessions", "list", "--url", stub.url, "--state-dir", stateDir]);
+    const { code, stderr } = await runCli(["sessions", "list", "--url", fx.stub.url, "--state-dir", fx.stateDir]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^error unauthorized: no token was given;/);
   });
 
   it("is read from --token-env NAME, and from the token file in --state-dir", async () => {
-    const named = await runCli(["sessions", "list", "--url", stub.url, "--token-env", "MY_SERVER_TOKEN", "--json"], { MY_SERVER_TOKEN: stub.token });
+    const named = await runCli(["sessions", "list", "--url", fx.stub.url, "--token-env", "MY_SERVER_TOKEN", "--json"], { MY_SERVER_TOKEN: fx.stub.token });
     expect(named.code).toBe(0);
     const dir = await mkdtemp(join(tmpdir(), "aa-cli-token-"));
     try {
-      await writeFile(join(dir, "token"), `${stub.token}\n`, { mode: 0o600 });
-      const fromFile = await runCli(["sessions", "list", "--url", stub.url, "--state-dir", dir, "--json"]);
+      await writeFile(join(dir, "token"), `${fx.stub.token}\n`, { mode: 0o600 });
+      const fromFile = await runCli(["sessions", "list", "--url", fx.stub.url, "--state-dir", dir, "--json"]);
       expect(fromFile.code).toBe(0);
       expect(JSON.parse(fromFile.stdout)).toEqual({ sessions: [] });
     } finally {
@@ -136,8 +126,8 @@ describe("the token", () => {
 
 describe("threads", () => {
   beforeEach(() => {
-    stub.threads.set("t-1", { id: "t-1", driver: "fake", workspace: "/w", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-02T00:00:00.000Z", metadata: {} });
-    stub.threads.set("t-busy", { id: "t-busy", driver: "codex", workspace: "/w", leased: true, updatedAt: "2026-01-03T00:00:00.000Z", metadata: {} });
+    fx.stub.threads.set("t-1", { id: "t-1", driver: "fake", workspace: "/w", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-02T00:00:00.000Z", metadata: {} });
+    fx.stub.threads.set("t-busy", { id: "t-busy", driver: "codex", workspace: "/w", leased: true, updatedAt: "2026-01-03T00:00:00.000Z", metadata: {} });
   });
 
   it("list, show, history", async () => {
@@ -163,7 +153,7 @@ describe("threads", () => {
     const deleted = await client("threads", "delete", "t-1");
     expect(deleted.stderr).toBe("");
     expect(deleted).toMatchObject({ code: 0, stdout: "deleted t-1\n" });
-    expect(stub.threads.has("t-1")).toBe(false);
+    expect(fx.stub.threads.has("t-1")).toBe(false);
     const busy = await client("threads", "delete", "t-busy");
     expect(busy.code).toBe(1);
     expect(busy.stderr).toMatch(/^error thread_busy: /);
@@ -176,51 +166,51 @@ describe("attach", () => {
   const started = { type: "run.started", runId: "run_1", seq: 0, at: 0, driver: "fake" };
 
   it("replays the log, follows it across a dropped connection with Last-Event-ID, and ends when the session is archived", async () => {
-    stub.addSession("live");
-    stub.push("live", { type: "session.state", state: "running" });
-    stub.push("live", started);
-    const outcome = runCli(["attach", "live", "--json", "--url", stub.url, "--state-dir", stateDir], { AGENT_ADAPTOR_TOKEN: stub.token });
-    await until(() => stub.eventRequests.length === 1);
-    for (let i = 0; i < 5; i++) stub.push("live", { type: "message.delta", runId: "run_1", seq: i + 1, at: 0, itemId: "m", text: `t${i}` });
-    stub.dropStreams();
-    await until(() => stub.eventRequests.length === 2);
-    for (let i = 5; i < 10; i++) stub.push("live", { type: "message.delta", runId: "run_1", seq: i + 1, at: 0, itemId: "m", text: `t${i}` });
-    stub.sessions.get("live")!.state = "archived";
-    stub.push("live", { type: "session.state", state: "archived" });
+    fx.stub.addSession("live");
+    fx.stub.push("live", { type: "session.state", state: "running" });
+    fx.stub.push("live", started);
+    const outcome = runCli(["attach", "live", "--json", "--url", fx.stub.url, "--state-dir", fx.stateDir], { AGENT_ADAPTOR_TOKEN: fx.stub.token });
+    await until(() => fx.stub.eventRequests.length === 1);
+    for (let i = 0; i < 5; i++) fx.stub.push("live", { type: "message.delta", runId: "run_1", seq: i + 1, at: 0, itemId: "m", text: `t${i}` });
+    fx.stub.dropStreams();
+    await until(() => fx.stub.eventRequests.length === 2);
+    for (let i = 5; i < 10; i++) fx.stub.push("live", { type: "message.delta", runId: "run_1", seq: i + 1, at: 0, itemId: "m", text: `t${i}` });
+    fx.stub.sessions.get("live")!.state = "archived";
+    fx.stub.push("live", { type: "session.state", state: "archived" });
     const { code, stdout, stderr } = await outcome;
     expect(code).toBe(0);
     expect(stderr).toBe("attached to live (idle); Ctrl-C detaches\n");
     const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as { seq: number; event: { type: string } });
     expect(lines.map((l) => l.seq)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
     // The second connection resumed after the last event the first one delivered.
-    expect(stub.eventRequests).toEqual([null, "7"]);
+    expect(fx.stub.eventRequests).toEqual([null, "7"]);
   });
 
   it("renders text inline and events as lines, from --after", async () => {
-    stub.addSession("s");
-    stub.push("s", started);
-    stub.push("s", { type: "message.delta", runId: "run_1", seq: 1, at: 0, itemId: "m", text: "Hello " });
-    stub.push("s", { type: "message.delta", runId: "run_1", seq: 2, at: 0, itemId: "m", text: "world" });
-    stub.push("s", { type: "message.completed", runId: "run_1", seq: 3, at: 0, itemId: "m", text: "Hello world" });
-    stub.push("s", { type: "tool.started", runId: "run_1", seq: 4, at: 0, callId: "c1", kind: "command", title: "ls -la" });
-    stub.push("s", { type: "tool.completed", runId: "run_1", seq: 5, at: 0, callId: "c1", status: "completed", exitCode: 0 });
-    stub.push("s", { type: "session.state", state: "archived" });
-    const { code, stdout } = await runCli(["attach", "s", "--after", "1", "--url", stub.url, "--state-dir", stateDir], { AGENT_ADAPTOR_TOKEN: stub.token });
+    fx.stub.addSession("s");
+    fx.stub.push("s", started);
+    fx.stub.push("s", { type: "message.delta", runId: "run_1", seq: 1, at: 0, itemId: "m", text: "Hello " });
+    fx.stub.push("s", { type: "message.delta", runId: "run_1", seq: 2, at: 0, itemId: "m", text: "world" });
+    fx.stub.push("s", { type: "message.completed", runId: "run_1", seq: 3, at: 0, itemId: "m", text: "Hello world" });
+    fx.stub.push("s", { type: "tool.started", runId: "run_1", seq: 4, at: 0, callId: "c1", kind: "command", title: "ls -la" });
+    fx.stub.push("s", { type: "tool.completed", runId: "run_1", seq: 5, at: 0, callId: "c1", status: "completed", exitCode: 0 });
+    fx.stub.push("s", { type: "session.state", state: "archived" });
+    const { code, stdout } = await runCli(["attach", "s", "--after", "1", "--url", fx.stub.url, "--state-dir", fx.stateDir], { AGENT_ADAPTOR_TOKEN: fx.stub.token });
     expect(code).toBe(0);
     expect(stdout).toBe("Hello world\n#4 tool.started [command] ls -la\n#5 tool.completed c1 completed exit=0\nsession.state archived\n");
   });
 
   it("ends when the server closes the stream of a session that is archived by then", async () => {
-    stub.addSession("quiet");
-    stub.push("quiet", started);
-    const outcome = runCli(["attach", "quiet", "--json", "--url", stub.url, "--state-dir", stateDir], { AGENT_ADAPTOR_TOKEN: stub.token });
-    await until(() => stub.eventRequests.length === 1);
-    stub.sessions.get("quiet")!.state = "archived";
-    stub.dropStreams();
+    fx.stub.addSession("quiet");
+    fx.stub.push("quiet", started);
+    const outcome = runCli(["attach", "quiet", "--json", "--url", fx.stub.url, "--state-dir", fx.stateDir], { AGENT_ADAPTOR_TOKEN: fx.stub.token });
+    await until(() => fx.stub.eventRequests.length === 1);
+    fx.stub.sessions.get("quiet")!.state = "archived";
+    fx.stub.dropStreams();
     const { code, stdout } = await outcome;
     expect(code).toBe(0);
     expect(stdout.trim().split("\n").map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual([1]);
-    expect(stub.eventRequests).toEqual([null]);
+    expect(fx.stub.eventRequests).toEqual([null]);
   });
 
   it("an unknown session exits 1", async () => {

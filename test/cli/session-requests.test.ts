@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, tempDir, until, type TestServer } from "../server/api/helpers.js";
 import { bin, runCli } from "./run-cli.js";
-import { startStubServer, type StubServer } from "./stub-server.js";
+import { useStubServer } from "./stub-server.js";
 import { TmuxTerminal } from "./tmux.js";
 
 const QUESTIONS = [
@@ -98,17 +98,11 @@ describe("sessions pending and answer", () => {
 });
 
 describe("sessions answer on a terminal", () => {
-  let stub: StubServer;
-  beforeAll(async () => {
-    stub = await startStubServer("answer-tty-token");
-  });
-  afterAll(async () => {
-    await stub?.[Symbol.asyncDispose]();
-  });
+  const fx = useStubServer("answer-tty-token");
 
   function answering(id: string): TmuxTerminal {
-    stub.addSession(id).questions.push({ requestId: "q_1", runId: "run_1", questions: [...QUESTIONS, { id: "key", question: "API key?", secret: true }] });
-    return TmuxTerminal.start([process.execPath, bin, "sessions", "answer", id, "--url", stub.url, "--state-dir", s.stateDir], { env: { AGENT_ADAPTOR_TOKEN: stub.token } });
+    fx.stub.addSession(id).questions.push({ requestId: "q_1", runId: "run_1", questions: [...QUESTIONS, { id: "key", question: "API key?", secret: true }] });
+    return TmuxTerminal.start([process.execPath, bin, "sessions", "answer", id, ...fx.target()], { env: { AGENT_ADAPTOR_TOKEN: fx.stub.token } });
   }
 
   it("prompts each question (a choice, a line, a secret line not echoed) and sends the answers", async () => {
@@ -126,7 +120,7 @@ describe("sessions answer on a terminal", () => {
     expect(screen).toMatch(/Which colour\?: blue/);
     expect(screen).toMatch(/answered q_1/);
     expect(screen).not.toContain("hunter2-secret");
-    expect(stub.sessions.get("tty-answer")!.answers).toEqual([{ requestId: "q_1", body: { answers: { colour: "blue", name: "report.md", key: "hunter2-secret" } } }]);
+    expect(fx.stub.sessions.get("tty-answer")!.answers).toEqual([{ requestId: "q_1", body: { answers: { colour: "blue", name: "report.md", key: "hunter2-secret" } } }]);
   });
 
   it("Ctrl-C at a prompt sends nothing and exits 130", async () => {
@@ -136,7 +130,7 @@ describe("sessions answer on a terminal", () => {
     await term.waitFor(/Name the file:\s*$/m);
     term.keys("C-c");
     expect(await term.exitCode()).toBe(130);
-    expect(stub.sessions.get("tty-cancel")!.answers).toEqual([]);
+    expect(fx.stub.sessions.get("tty-cancel")!.answers).toEqual([]);
   });
 });
 

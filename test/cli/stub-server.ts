@@ -4,7 +4,11 @@
  * connections a test can drop to exercise `Last-Event-ID` resume. It answers like the real
  * server (same paths, bodies and error shape); what a session does is up to the test.
  */
+import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -227,4 +231,41 @@ export async function startStubServer(token = "stub-token"): Promise<StubServer>
     },
   };
   return stub;
+}
+
+/** A test file's stand-in server and an empty state directory (so no real token file is read). */
+export interface StubFixture {
+  readonly stub: StubServer;
+  readonly stateDir: string;
+  /** `--url` and `--state-dir` pointing a client command at the stand-in. */
+  target(): string[];
+}
+
+/** Starts the stand-in with `token` and a state directory before the file's tests; both go after them. */
+export function useStubServer(token: string): StubFixture {
+  let stub: StubServer | undefined;
+  let stateDir: string | undefined;
+  beforeAll(async () => {
+    stub = await startStubServer(token);
+    stateDir = await mkdtemp(join(tmpdir(), "aa-cli-state-"));
+  });
+  afterAll(async () => {
+    await stub?.[Symbol.asyncDispose]();
+    if (stateDir !== undefined) await rm(stateDir, { recursive: true, force: true });
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("the stand-in server starts in beforeAll");
+    return value;
+  };
+  return {
+    get stub() {
+      return started(stub);
+    },
+    get stateDir() {
+      return started(stateDir);
+    },
+    target() {
+      return ["--url", started(stub).url, "--state-dir", started(stateDir)];
+    },
+  };
 }

@@ -40,7 +40,7 @@ describeBrowser("console in Chromium: the queue, and list polling (fake driver)"
       expect(await items.nth(0).getByTestId("queued-text").textContent()).toBe(markup);
       expect(await items.nth(0).getByTestId("queued-from").textContent()).toBe("from ci-bot");
       expect(await page.getByTestId("queue").locator("img, b").count()).toBe(0);
-      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
       const long = (await items.nth(1).getByTestId("queued-text").textContent()) ?? "";
       expect(long).toHaveLength(200);
       expect(long.endsWith("…")).toBe(true);
@@ -81,8 +81,10 @@ describeBrowser("console in Chromium: the queue, and list polling (fake driver)"
 
       const setVisibility = (state: "hidden" | "visible") =>
         page.evaluate((value) => {
-          Object.defineProperty(document, "visibilityState", { configurable: true, get: () => value });
-          document.dispatchEvent(new Event("visibilitychange"));
+          // Runs in the page (this file is typed for Node, without the DOM's globals).
+          const doc = (globalThis as unknown as { document: EventTarget }).document;
+          Object.defineProperty(doc, "visibilityState", { configurable: true, get: () => value });
+          doc.dispatchEvent(new Event("visibilitychange"));
         }, state);
       await setVisibility("hidden");
       await page.clock.runFor(30_000);
