@@ -45,7 +45,10 @@ export interface EventLogOptions {
   retention?: EventLogRetention;
   /** How often retention runs in the background, ms (default 60000). */
   retentionIntervalMs?: number;
-  /** Events per `appendEvents` call at most (default 1000). */
+  /**
+   * Events per `appendEvents` call at most (default 1000); with a store that takes encoded
+   * batches (SQLite), events per encoded batch (one stored chunk), several of which may go in one call.
+   */
   maxBatch?: number;
   /** Default bound of a live subscriber's undelivered events (default 10000). */
   bufferSize?: number;
