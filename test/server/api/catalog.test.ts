@@ -105,7 +105,7 @@ describe("OpenAPI document", () => {
       ),
     ].sort();
     expect(documented).toEqual(served);
-    expect(served).toHaveLength(27);
+    expect(served).toHaveLength(28);
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         expect([method, path, Object.keys(operation.responses)]).toEqual([method, path, expect.arrayContaining(["401", "500"])]);
