@@ -5,7 +5,7 @@
  */
 export class LinkedAbort {
   readonly controller = new AbortController();
-  readonly signal = this.controller.signal;
+  readonly signal: AbortSignal = this.controller.signal;
   readonly #parent: AbortSignal;
   readonly #onAbort = (): void => this.controller.abort(this.#parent.reason);
 
