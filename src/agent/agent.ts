@@ -66,6 +66,7 @@ const DEFAULT_THREAD_LEASE_TTL_MS = 30_000;
  * const result = await agent.run("Fix the failing test");
  * ```
  */
+// long-function: the Agent's method table over one driver, store and redactor; each method is short
 export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
   const { descriptor, info, workspace, tools, resources } = checkedConstruction(driver, options);
   // Input copies a SIGKILLed host left behind are removed in the background, once per process.

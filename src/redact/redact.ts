@@ -155,6 +155,7 @@ export function isSecretKey(key: string): boolean {
 }
 
 /** Creates a redactor; see {@link Redactor}. */
+// long-function: the redactor's functions share one compiled state (literals, patterns); each is short
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const literals = new Set<string>();
   let combined: RegExp | undefined;
