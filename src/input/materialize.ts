@@ -27,6 +27,7 @@ import type { InputRef } from "./refs.js";
 import { registerInputDirectory, unregisterInputDirectory } from "./registry.js";
 import { Aborted, openSource } from "./sources.js";
 import { ownedDirectoryPrefix, sweepStaleInputDirectoriesOnce } from "./stale.js";
+import { materializeTestHooks } from "./test-hooks.js";
 
 /** What {@link materializeInputs} needs from the run. */
 export interface MaterializeContext {
@@ -50,12 +51,7 @@ export interface MaterializedInputs {
   dispose(): Promise<void>;
 }
 
-/**
- * Test seam: `afterOpen` runs after an input's source is opened and before its bytes are copied,
- * so tests can modify or replace a file deterministically inside the copy window. Not exported
- * from the package.
- */
-export const materializeTestHooks: { afterOpen?: (index: number) => void | Promise<void> } = {};
+export { materializeTestHooks } from "./test-hooks.js";
 
 const NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
@@ -122,7 +118,7 @@ async function materializeOne(item: PlannedInput, dir: string, totalUsed: number
   const source = await openSource(spec, details, signal);
   let out: FileHandle | undefined;
   try {
-    await materializeTestHooks.afterOpen?.(index);
+    if (materializeTestHooks.afterOpen) await materializeTestHooks.afterOpen(index);
     if (signal.aborted) throw new Aborted();
     try {
       out = await open(localPath, CREATE_FLAGS, 0o400);
@@ -131,6 +127,7 @@ async function materializeOne(item: PlannedInput, dir: string, totalUsed: number
     }
     if (source.type === "file") {
       await copyFromFile(source, out, meter, signal);
+      if (materializeTestHooks.beforeVerify) await materializeTestHooks.beforeVerify(index);
       await source.verify(meter.bytes);
     } else {
       await copyFromStream(source, out, meter, signal);

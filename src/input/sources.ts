@@ -21,6 +21,7 @@ import { lstat, open, readlink, realpath, stat, type FileHandle } from "node:fs/
 import { isAbsolute, join, relative, sep } from "node:path";
 import { InputError, inputFailure, type InputErrorDetails } from "./errors.js";
 import type { InputOpener, InputRefSpec } from "./refs.js";
+import { materializeTestHooks } from "./test-hooks.js";
 
 const NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK: number = constants.O_NONBLOCK ?? 0;
@@ -95,6 +96,7 @@ async function openFile(path: string, root: string | undefined, details: InputEr
     throw openFailure(error, details);
   }
   try {
+    if (materializeTestHooks.beforeStat) await materializeTestHooks.beforeStat(details.index);
     const before = await handle.stat({ bigint: true });
     if (!before.isFile()) throw inputFailure("input_materialization_failed", "the source is not a regular file", details);
     if (expected !== undefined && !sameFile(expected, before)) {

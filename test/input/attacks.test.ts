@@ -2,13 +2,13 @@
  * Symlink, escape, replacement and mutation attacks on path sources, on a real filesystem.
  *
  * Changes "during the copy" are made two ways:
- * - deterministically, through the materializer's test seam `materializeTestHooks.afterOpen`,
- *   which runs after the source is opened (its first fstat taken) and before a byte is copied;
- * - for real, by a separate process that keeps appending to, or renaming other files over, a
- *   large source for the whole time it is being copied.
+ * - deterministically, through the materializer's test seam `materializeTestHooks`, whose hooks
+ *   run between the open, the first fstat, the copy and the re-check;
+ * - for real, by a separate process that keeps appending to a large source for the whole time it
+ *   is being copied.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFile, mkdir, open, readlink, rename, symlink, truncate, writeFile } from "node:fs/promises";
+import { appendFile, link, lstat, mkdir, open, readlink, rename, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,7 +21,9 @@ const scratch = useScratch();
 const context = (overrides: Partial<MaterializeContext> = {}): MaterializeContext => ({ driverId: "d", capabilities: ALL, signal: signal(), ...overrides });
 
 afterEach(() => {
+  delete materializeTestHooks.beforeStat;
   delete materializeTestHooks.afterOpen;
+  delete materializeTestHooks.beforeVerify;
 });
 
 /** Paths this process has open right now (Linux). */
@@ -161,6 +163,83 @@ describe("changes during the copy (test seam)", () => {
     await expectInputError(materializeInputs([input.fromFS("file", root, "f.txt")], context()), "input_materialization_failed");
   });
 
+  describe("a path that other files keep being renamed over", () => {
+    const ORIGINAL = "the same bytes in every version";
+    const hookNames = ["beforeStat", "afterOpen", "beforeVerify"] as const;
+    type Stage = (typeof hookNames)[number];
+
+    /**
+     * A fresh path plus two prepared files with the same bytes, and `swap(to)`, which renames a new
+     * hard link of one of them over the path, as a process swapping prepared files in would.
+     */
+    async function swapScene(label: string) {
+      const dir = join(scratch.dir, `swap-${label}`);
+      await mkdir(dir);
+      const path = await writeFixture(dir, "swapped.txt", ORIGINAL);
+      const other = await writeFixture(dir, "other.txt", ORIGINAL);
+      const keep = join(dir, "original-kept.txt");
+      await link(path, keep); // Keeps the original's inode reachable so it can be swapped back.
+      let n = 0;
+      const swap = async (to: string) => {
+        const tmp = join(dir, `swap-${n++}.tmp`);
+        await link(to, tmp);
+        await rename(tmp, path);
+      };
+      return { path, other, keep, swap };
+    }
+
+    /** Waits until the filesystem clock has moved past `path`'s ctime, so the next change to it shows. */
+    async function afterCtimeOf(path: string, probe: string): Promise<void> {
+      const { ctimeNs } = await lstat(path, { bigint: true });
+      await writeFile(probe, "");
+      while ((await lstat(probe, { bigint: true })).ctimeNs <= ctimeNs) await utimes(probe, new Date(), new Date());
+    }
+
+    for (const stage of hookNames) {
+      it(`refused when another file is renamed over it at ${stage}`, async () => {
+        const { path, other, swap } = await swapScene(stage);
+        let swapped = 0;
+        materializeTestHooks[stage as Stage] = async () => {
+          await swap(other);
+          swapped++;
+        };
+        const error = await expectInputError(materializeInputs([input.fromPath("file", path)], context()), "input_materialization_failed", { index: 0 });
+        expect(swapped).toBe(1);
+        expect(error.message).toMatch(/(replaced|changed) while it was copied/);
+        expect(openPaths().filter((p) => p.startsWith(scratch.dir))).toEqual([]);
+        await expectNoRunDirectories(scratch.runTmp);
+      });
+    }
+
+    it("refused when the swap lands between the open and the first fstat (only the path re-check sees it)", async () => {
+      // The descriptor's file is unlinked before its first fstat, so both fstats agree; only the
+      // path now names another file.
+      const { path, other, swap } = await swapScene("before-stat-only");
+      materializeTestHooks.beforeStat = () => swap(other);
+      const error = await expectInputError(materializeInputs([input.fromPath("file", path)], context()), "input_materialization_failed", { index: 0 });
+      expect(error.message).toContain("replaced while it was copied");
+    });
+
+    it("refused when the path is swapped away during the copy and back before the re-check (only the fstat re-check sees it)", async () => {
+      const { path, other, keep, swap } = await swapScene("away-and-back");
+      materializeTestHooks.afterOpen = async () => {
+        await afterCtimeOf(path, join(scratch.dir, "clock-probe"));
+        await swap(other);
+      };
+      materializeTestHooks.beforeVerify = () => swap(keep);
+      const error = await expectInputError(materializeInputs([input.fromPath("file", path)], context()), "input_materialization_failed", { index: 0 });
+      expect(error.message).toContain("changed while it was copied");
+      await expectNoRunDirectories(scratch.runTmp);
+    });
+
+    it("the same path, left alone, is copied (the scene itself is not refused)", async () => {
+      const { path } = await swapScene("untouched");
+      const result = await materializeInputs([input.fromPath("file", path)], context());
+      expect(result.inputs[0]!.size).toBe(ORIGINAL.length);
+      await result.dispose();
+    });
+  });
+
   it("replacing the file before it is opened is not an attack: the bytes at open time are copied", async () => {
     const path = await writeFixture(scratch.dir, "early.txt", "first");
     const ref = input.fromPath("file", path);
@@ -206,30 +285,6 @@ describe("changes during the copy (a concurrent process)", () => {
     );
     expect(error.message).toContain("changed while it was copied");
     expect(openPaths()).not.toContain(path);
-    await expectNoRunDirectories(scratch.runTmp);
-  });
-
-  it("a path that other files keep being renamed over is refused", async () => {
-    const path = join(scratch.dir, "swapped.bin");
-    const a = await writeFixture(scratch.dir, "a.bin", Buffer.alloc(SIZE, 3));
-    const b = await writeFixture(scratch.dir, "b.bin", Buffer.alloc(SIZE, 4));
-    await writeFixture(scratch.dir, "swapped.bin", Buffer.alloc(SIZE, 3));
-    // Hard links keep both versions large, so whichever one is opened takes a while to copy.
-    await startChild(`
-      const fs = require("node:fs");
-      const tmp = ${JSON.stringify(join(scratch.dir, "swap.tmp"))};
-      process.stdout.write("ready\\n");
-      for (let i = 0; ; i++) {
-        try { fs.unlinkSync(tmp); } catch {}
-        fs.linkSync(i % 2 ? ${JSON.stringify(b)} : ${JSON.stringify(a)}, tmp);
-        fs.renameSync(tmp, ${JSON.stringify(path)});
-      }
-    `);
-    await expectInputError(
-      materializeInputs([input.fromPath("file", path, { mediaType: "application/octet-stream" })], context({ limits: { maxInputBytes: 2 ** 40, maxTotalBytes: 2 ** 40 } })),
-      "input_materialization_failed",
-    );
-    expect(openPaths().filter((p) => p.startsWith(scratch.dir))).toEqual([]);
     await expectNoRunDirectories(scratch.runTmp);
   });
 });
