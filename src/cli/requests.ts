@@ -7,25 +7,18 @@
 import { Writable } from "node:stream";
 import { createInterface } from "node:readline/promises";
 import select from "@inquirer/select";
+import type { Question } from "../events/types.js";
+import type { PendingApproval, PendingQuestion } from "../server/public-types.js";
 import { promptAbandoned } from "./approvals.js";
 import { ApiClient, type RemoteFlags } from "./client.js";
 import { CliError, EXIT, USAGE_INVALID, type ExitCode } from "./exit.js";
 import { renderTable } from "./table.js";
 import { colorsFor, interactive } from "./terminal.js";
 
-interface QuestionView {
-  id: string;
-  question: string;
-  header?: string;
-  options?: { label: string; description?: string }[];
-  multiSelect?: boolean;
-  allowOther?: boolean;
-  secret?: boolean;
-}
-
+/** `GET /sessions/:id/pending`; its questions are the `question.requested` event's, which the server's schema types loosely. */
 interface PendingView {
-  approvals: { runId: string; requestId: string; kind: string; summary: string; options: { id: string; label: string }[] }[];
-  questions: { runId: string; requestId: string; questions: QuestionView[] }[];
+  approvals: PendingApproval[];
+  questions: (Omit<PendingQuestion, "questions"> & { questions: Question[] })[];
 }
 
 export interface AnswerFlags extends RemoteFlags {
@@ -43,7 +36,7 @@ function oneLine(text: string, max = 80): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function questionText(q: QuestionView): string {
+function questionText(q: Question): string {
   const choices = q.options?.length ? ` [${q.options.map((o) => o.label).join(" | ")}${q.allowOther ? " | …" : ""}]` : "";
   return `${q.id}: ${oneLine(q.question, 60)}${choices}`;
 }
@@ -109,7 +102,7 @@ export async function answerQuestion(id: string, requestId: string | undefined, 
 }
 
 /** One prompt per question, on stderr; Ctrl-C sends nothing and exits 130. */
-async function promptAnswers(questions: readonly QuestionView[], signal: AbortSignal): Promise<Answers> {
+async function promptAnswers(questions: readonly Question[], signal: AbortSignal): Promise<Answers> {
   const answers: Answers = {};
   try {
     for (const q of questions) answers[q.id] = await promptOne(q, signal);
@@ -122,7 +115,7 @@ async function promptAnswers(questions: readonly QuestionView[], signal: AbortSi
 
 const OTHER = "\u0000other";
 
-async function promptOne(q: QuestionView, signal: AbortSignal): Promise<string | string[]> {
+async function promptOne(q: Question, signal: AbortSignal): Promise<string | string[]> {
   const message = `${q.header ? `${oneLine(q.header, 40)}: ` : ""}${oneLine(q.question, 200)}`;
   const options = q.options ?? [];
   if (options.length > 0 && !q.multiSelect) {
