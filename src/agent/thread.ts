@@ -128,6 +128,17 @@ function checkThreadId(id: unknown): void {
   }
 }
 
+const NEW_THREAD_KEYS: ReadonlySet<string> = new Set(["id", "metadata"]);
+
+/** startThread's and fork's options: a misspelt key (`{ idd }`) would otherwise start a thread without the id the host meant. */
+function checkNewThreadOptions(what: string, options: unknown): { id?: string; metadata?: Record<string, string> } {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new ConfigError(`${what}: options must be an object`);
+  for (const key of Object.keys(options)) if (!NEW_THREAD_KEYS.has(key)) throw new ConfigError(`${what}: "${key}" is not an option (expected id, metadata)`);
+  const { id } = options as { id?: unknown };
+  checkThreadId(id);
+  return options as { id?: string; metadata?: Record<string, string> };
+}
+
 export function newThreadId(): string {
   return `thr_${randomUUID()}`;
 }
@@ -234,7 +245,7 @@ export class ThreadHandle implements Thread {
 
   async fork(options: { id?: string; metadata?: Record<string, string> } = {}): Promise<Thread> {
     this.#host.assertOpen();
-    checkThreadId(options.id);
+    checkNewThreadOptions("fork", options);
     const parent = await this.info();
     assertCompatible(this.#host, parent);
     if (parent.providerSessionId !== undefined && !this.#host.forkSupported) {
@@ -467,7 +478,7 @@ export async function startThreadHandle(
   options: { id?: string; metadata?: Record<string, string> } = {},
 ): Promise<Thread> {
   host.assertOpen();
-  checkThreadId(options.id);
+  checkNewThreadOptions("startThread", options);
   const record = await stored(host.store.create({
     id: options.id ?? newThreadId(),
     driver: host.driverId,

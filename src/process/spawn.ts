@@ -133,7 +133,7 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Proces
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT" && options.cwd !== undefined && !(await isDirectory(options.cwd))) {
-      throw new ConfigError("the working directory does not exist");
+      throw new ConfigError(`the working directory does not exist: ${options.cwd}`);
     }
     throw startFailure(options.command, err);
   }

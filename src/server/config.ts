@@ -59,15 +59,22 @@ export const serverConfigSchema = z.strictObject({
 
 export type { AgentConfig, ServerConfig } from "./public-types.js";
 
-/** `issues` of a failed parse as `path: message` lines, unknown keys named. */
-function describeIssues(error: z.ZodError): string {
+/** `issues` of a failed parse as `path: message` lines, unknown keys named, a misspelt choice quoted. */
+function describeIssues(error: z.ZodError, value: unknown): string {
   return error.issues
     .map((issue) => {
       const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
       if (issue.code === "unrecognized_keys") return `${where}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-      return `${where}: ${issue.message}`;
+      return `${where}: ${issue.message}${issue.code === "invalid_value" ? given(value, issue.path) : ""}`;
     })
     .join("; ");
+}
+
+/** `, got "codx"` for a short string that is not one of the choices (a choice is never a secret). */
+function given(value: unknown, path: readonly PropertyKey[]): string {
+  let at = value;
+  for (const key of path) at = typeof at === "object" && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  return typeof at === "string" && at.length <= 64 ? `, got ${JSON.stringify(at)}` : "";
 }
 
 /**
@@ -76,7 +83,7 @@ function describeIssues(error: z.ZodError): string {
  */
 export function parseServerConfig(value: unknown, baseDir?: string): ServerConfig {
   const parsed = serverConfigSchema.safeParse(value);
-  if (!parsed.success) throw new ConfigError(`invalid server configuration: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) throw new ConfigError(`invalid server configuration: ${describeIssues(parsed.error, value)}`);
   const config = parsed.data;
   const absolute = (path: string, what: string): string => {
     if (isAbsolute(path)) return path;

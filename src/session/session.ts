@@ -695,6 +695,7 @@ function runSettings(settings: SessionSettings): SessionSettings {
 
 function checkSetting(settings: { model?: string | null; effort?: string | null }, key: "model" | "effort"): string | null | undefined {
   if (typeof settings !== "object" || settings === null) throw new ConfigError("configure takes { model?, effort? }");
+  onlyKeys("configure", settings, CONFIGURE_KEYS);
   const value = settings[key];
   if (value === undefined || value === null) return value;
   if (typeof value !== "string" || value.length === 0) throw new ConfigError(`configure: ${key} must be a non-empty string, or null for the agent's default`);
@@ -705,8 +706,17 @@ function checkText(text: unknown, verb: string): asserts text is string {
   if (typeof text !== "string") throw new ConfigError(`${verb} text must be a string`);
 }
 
+/** A misspelt option (`{ wkae: false }`) would otherwise be dropped and the message run as if it were not given. */
+function onlyKeys(verb: string, options: object, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(options)) if (!known.has(key)) throw new ConfigError(`${verb}: "${key}" is not an option (expected ${[...known].join(", ")})`);
+}
+const CONFIGURE_KEYS: ReadonlySet<string> = new Set(["model", "effort"]);
+const SUBMIT_KEYS: ReadonlySet<string> = new Set(["wake", "inputs", "from"]);
+const RESUME_KEYS: ReadonlySet<string> = new Set(["mode", "message"]);
+
 function checkSubmitOptions(options: SubmitOptions): SubmitOptions {
   if (typeof options !== "object" || options === null) throw new ConfigError("submit options must be an object");
+  onlyKeys("submit", options, SUBMIT_KEYS);
   if (options.wake !== undefined && typeof options.wake !== "boolean") throw new ConfigError("submit option wake must be a boolean");
   if (options.from !== undefined && typeof options.from !== "string") throw new ConfigError("submit option from must be a string");
   if (options.inputs !== undefined && !Array.isArray(options.inputs)) throw new ConfigError("submit option inputs must be an array of input references");
@@ -717,6 +727,7 @@ function checkResumeOptions(options: ResumeOptions): ResumeOptions {
   if (typeof options !== "object" || options === null || !["continue", "steer", "abandon"].includes(options.mode)) {
     throw new ConfigError('resume needs { mode: "continue" | "steer" | "abandon" }');
   }
+  onlyKeys("resume", options, RESUME_KEYS);
   if (options.message !== undefined && typeof options.message !== "string") throw new ConfigError("resume message must be a string");
   if (options.mode === "steer" && options.message === undefined) throw new ConfigError('resume mode "steer" needs a message');
   return options;
