@@ -1,24 +1,11 @@
 /**
- * Host paths kept out of what a remote client reads. A library error is written for the host's
- * own logs and may name the workspace, a store file or an executable; the server's answers must
- * not tell a client where things live on the host.
+ * Host paths in the server's answers: the text rule is shared with the bridges
+ * (redact/hide-paths.ts); a thread mismatch also hides values that are paths as a whole.
  */
 import type { ThreadMismatch } from "../errors/index.js";
+import { hidePaths, PATH_PLACEHOLDER } from "../redact/hide-paths.js";
 
-/** What a path reads as in an answer. */
-export const PATH_PLACEHOLDER = "<path>";
-
-/**
- * An absolute path inside free text: a `file:` URL, a POSIX path (a `/` that does not follow a
- * word, `:`, `.` or another `/`, so URLs, `a/b` and `run/session` stay), `~/…`, a drive path or
- * a UNC path. Quotes and whitespace end it.
- */
-const ABSOLUTE_PATH = /file:\/\/[^\s"'`]*|(?<![\w.:/~-])~?(?:\/[^\s"'`/]+)+\/?|(?<![\w])[A-Za-z]:[\\/][^\s"'`]*|\\\\[^\s"'`\\]+(?:\\[^\s"'`\\]+)*/g;
-
-/** `text` with every absolute path in it replaced by {@link PATH_PLACEHOLDER}. */
-export function hidePaths(text: string): string {
-  return text.replace(ABSOLUTE_PATH, PATH_PLACEHOLDER);
-}
+export { hidePaths, PATH_PLACEHOLDER };
 
 /** Whether a setting's value is a path as a whole (it then reads as the placeholder, spaces and all). */
 function isPathValue(value: string): boolean {

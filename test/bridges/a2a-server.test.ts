@@ -2,8 +2,12 @@
  * `a2aServer()` driven by the A2A project's own client (`@a2a-js/sdk`'s ClientFactory over
  * JSON-RPC) against an agent on the fake driver: message/send (SendMessage), message/stream
  * (SendStreamingMessage), tasks/get, tasks/cancel, input-required for an approval and a question
- * answered by the client, and context ids continuing one thread.
+ * answered by the client, context ids continuing one thread, and host paths hidden from task
+ * failures.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { createAgent, type Agent } from "../../src/agent/agent.js";
@@ -149,5 +153,28 @@ describe("a2aServer with the @a2a-js/sdk client", () => {
     expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const thread = await agent.resumeThread(first.contextId);
     expect((await thread.info()).checkpoint.turns).toBe(2);
+  });
+});
+
+describe("a2aServer keeps host paths out of task failures", () => {
+  it("a run that fails with the workspace path in its message shows <path> in the task status and the carried event", async () => {
+    const workspace = await mkdtemp(join(tmpdir(), "a2a-hidden-workspace-"));
+    try {
+      const message = `cannot write ${join(workspace, "build", "out.txt")} (permission denied)`;
+      agent = createAgent(fakeDriver({ script: () => ({ steps: [{ markDelivered: true }, { fail: { message } }] }) }), { workspace });
+      served = await serve(agent);
+      const client = await served.client();
+      const task = (await client.sendMessage(request(userMessage([text("fail")])))) as Task;
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      const shown = textOf(task.status?.message);
+      expect(shown).toContain("cannot write <path> (permission denied)");
+      expect(shown).not.toContain(workspace);
+      const carried = task.status?.message?.metadata?.[EVENT_METADATA_KEY] as { type: string; error: { message: string } } | undefined;
+      expect(carried).toMatchObject({ type: "run.failed", error: { message: shown } });
+      const fetched = await client.getTask({ tenant: "", id: task.id, historyLength: undefined });
+      expect(JSON.stringify(fetched)).not.toContain(workspace);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
   });
 });

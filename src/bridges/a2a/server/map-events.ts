@@ -8,6 +8,7 @@
  */
 import type { AgentExecutionEvent } from "@a2a-js/sdk/server";
 import type { AgentEvent, ApprovalOption, Question } from "../../../events/types.js";
+import { hidePaths } from "../../../redact/hide-paths.js";
 import { MESSAGE_ARTIFACT, type CarriedEvent } from "../protocol.js";
 import { carrying, dataPart, textPart, type TaskObjects } from "./objects.js";
 
@@ -92,8 +93,11 @@ export class EventMapper {
       }
       case "run.completed":
         return { events: [o.status(s.TASK_STATE_COMPLETED, o.agentMessage([textPart(event.result.text)], carrying(carried(event))))], stop: "end" };
-      case "run.failed":
-        return { events: [o.status(s.TASK_STATE_FAILED, o.agentMessage([textPart(event.error.message)], carrying(carried(event))))], stop: "end" };
+      case "run.failed": {
+        // A failure's text may name the workspace or another host path; the client is remote.
+        const error = { ...event.error, message: hidePaths(event.error.message) };
+        return { events: [o.status(s.TASK_STATE_FAILED, o.agentMessage([textPart(error.message)], carrying({ ...carried(event), error })))], stop: "end" };
+      }
       case "run.cancelled":
         return { events: [o.status(s.TASK_STATE_CANCELED, o.agentMessage([textPart(event.reason ?? "cancelled")], carrying(carried(event))))], stop: "end" };
       default:
