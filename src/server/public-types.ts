@@ -1,9 +1,10 @@
 /**
  * The attach server's public shapes, written out so the API report and a reader see them whole.
  * The zod schemas in schemas.ts and config.ts validate the same shapes; a type test keeps the two
- * equal (test/server/api/public-types.test.ts).
+ * equal (test/server/api/public-types.test.ts). Types only, and Node-free: the browser console
+ * imports them too.
  */
-import type { GateState, SessionState } from "../session/types.js";
+import type { GateState, SessionState } from "../session/view-types.js";
 
 /** One configured agent: a driver by name, its own options, the agent's call defaults. */
 export interface AgentConfig {

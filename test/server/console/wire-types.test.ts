@@ -1,7 +1,7 @@
 /**
- * The console copies the session shapes (src/session/types.ts reaches into Node-only modules,
- * which the browser build cannot typecheck); these type-level checks fail the typecheck when the
- * library's shapes and the copies drift apart.
+ * The console reads the library's own session and server shapes from the Node-free modules
+ * (src/session/view-types.ts, src/server/public-types.ts); these type-level checks fail the
+ * typecheck if the console's names stop being the ones src/session/types.ts and the server export.
  */
 import { describe, expectTypeOf, it } from "vitest";
 import type * as Console from "../../../console/src/wire.js";
@@ -11,7 +11,7 @@ import type { EventPayloads } from "../../../src/events/types.js";
 import type * as Server from "../../../src/server/index.js";
 
 describe("console wire types", () => {
-  it("match the library's session types exactly", () => {
+  it("are the library's session types", () => {
     expectTypeOf<Console.SessionNotice>().toEqualTypeOf<SessionNotice>();
     expectTypeOf<Console.SessionStatus>().toEqualTypeOf<SessionStatus>();
     expectTypeOf<Console.SessionState>().toEqualTypeOf<SessionState>();
