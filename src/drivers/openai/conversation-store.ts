@@ -2,16 +2,16 @@
  * Where the driver keeps its conversations. A run on a thread keeps them in the thread's provider
  * state in the agent's thread store ({@link ThreadConversations}), so every host sharing the store
  * resumes, forks and rewinds it; a run without a thread (or over a store that keeps no provider
- * state) keeps them in the driver's `stateDir` ({@link ConversationStore}), one JSON file per
- * provider session, named by the session id a run returns as `providerSessionId`. Either way a
- * conversation is written whole after every batch of tool results and at the turn's end, bounded
- * (long tool results cut, large media dropped) and redacted (the driver's secrets never reach the
- * store). A fork is a copy under a new id.
+ * state) keeps them in the driver's `stateDir` ({@link ConversationStore}), named by the session id
+ * a run returns as `providerSessionId`. Either way a conversation is written whole at the turn's
+ * end and after a batch of tool results that may have changed something, bounded (long tool
+ * results cut, large media dropped) and redacted (the driver's secrets never reach the store). A
+ * fork is a copy under a new id.
  */
-import { randomUUID } from "node:crypto";
-import { constants } from "node:fs";
-import { renameSync, rmSync, writeFileSync } from "node:fs";
-import { access, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { randomBytes, randomUUID } from "node:crypto";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { ProviderStateHandle } from "../../driver/types.js";
 import { ConfigError, ProviderError } from "../../errors/index.js";
@@ -34,8 +34,12 @@ export function newSessionId(): string {
   return `oai_${randomUUID()}`;
 }
 
-/** A stored conversation smaller than this (characters of JSON) is written synchronously. */
-const SYNC_WRITE_MAX = 256 * 1024;
+/** A conversation larger than this (characters of JSON) is written to its own file, not the journal. */
+export const JOURNAL_RECORD_MAX = 64 * 1024;
+/** A journal past this many bytes is folded into per-conversation files and a new one started. */
+export const JOURNAL_MAX = 4 * 1024 * 1024;
+/** `journal-<host>-<pid>-<random>.jsonl`: the writer's host and pid tell whether it is still alive. */
+const JOURNAL_NAME = /^journal-(.+)-(\d+)-[0-9a-f]{8}\.jsonl$/;
 
 /** What a run reads and writes its conversations through. */
 export interface Conversations {
@@ -55,10 +59,42 @@ function unreadable(): ProviderError {
   return new ProviderError("openai: the stored conversation is not readable", { code: "malformed_response", phase: "before_delivery" });
 }
 
+/** One line of a journal: a conversation as saved at `at` (ms), or its removal (no `file`). */
+interface JournalRecord {
+  id: string;
+  at: number;
+  file?: ConversationFile;
+}
+
+/** The journal this store appends to: its descriptor, size, and the ids it holds. */
+interface OpenJournal {
+  path: string;
+  fd: number;
+  bytes: number;
+}
+
+/**
+ * The driver's `stateDir`. Creating a file costs far more than writing a conversation (hundreds
+ * of microseconds against a few), and a run without a thread starts a new conversation every
+ * time, so conversations are appended, one JSON line per save, to a journal this store owns
+ * (`journal-<host>-<pid>-<random>.jsonl`, created once, `O_APPEND`). A conversation over
+ * {@link JOURNAL_RECORD_MAX} is written to its own file `<id>.json` instead (a temporary file
+ * renamed over it). The newest record of an id wins, by its save time (`updatedAt`, strictly
+ * increasing within a store); a line cut short by a crash does not parse and is skipped, so a
+ * reader sees each conversation as of its last complete save. A journal is folded into
+ * `<id>.json` files (each written atomically, then the journal removed) when it passes
+ * {@link JOURNAL_MAX}, when the driver closes, and when a later store finds the journal of a
+ * process that is gone.
+ */
 export class ConversationStore implements Conversations {
   readonly #dir: string;
   readonly #redactor: Redactor;
   #made: Promise<unknown> | undefined;
+  #journal: OpenJournal | undefined;
+  /** The last save time given out: saves of one store are strictly ordered. */
+  #lastAt = 0;
+  /** Folds under way (a full or closed journal, or ones a dead process left, and their listing). */
+  readonly #folding = new Set<Promise<void>>();
 
   /** `redactor`: the driver's; a run adds its own secrets (MCP env and header values) to it. */
   constructor(dir: string, redactor: Redactor) {
@@ -79,25 +115,59 @@ export class ConversationStore implements Conversations {
   /** The stored conversation; `provider_session_not_found` when there is none. */
   async load(id: string): Promise<ConversationFile> {
     const path = this.#path(id);
-    let text: string;
+    // Journals before the file: a fold writes the file before it removes its journal.
+    let newest: JournalRecord | undefined;
+    for (const record of await this.#journalRecords(id)) if (newest === undefined || record.at >= newest.at) newest = record;
+    let text: string | undefined;
     try {
       text = await readFile(path, "utf8");
     } catch (cause) {
-      throw notFound(cause);
+      if (newest === undefined) throw notFound(cause);
     }
-    const parsed = JSON.parse(text) as ConversationFile;
-    if (!isConversation(parsed)) throw unreadable();
-    return parsed;
+    if (text !== undefined) {
+      const parsed = parsedConversation(text);
+      if (parsed === undefined && newest === undefined) throw unreadable();
+      // A tie is a fold of this very record.
+      if (parsed !== undefined && (newest === undefined || Date.parse(parsed.updatedAt) > newest.at)) return parsed;
+    }
+    if (newest?.file === undefined) throw notFound();
+    return newest.file;
+  }
+
+  /** Every complete record of `id` in the directory's journals, each journal in its order. */
+  async #journalRecords(id: string): Promise<JournalRecord[]> {
+    const records: JournalRecord[] = [];
+    for (const name of await this.#journals()) {
+      let text: string;
+      try {
+        text = await readFile(join(this.#dir, name), "utf8");
+      } catch {
+        continue; // Folded and removed since the listing.
+      }
+      if (!text.includes(id)) continue;
+      for (const record of journalLines(text)) if (record.id === id) records.push(record);
+    }
+    return records;
+  }
+
+  async #journals(): Promise<string[]> {
+    try {
+      return (await readdir(this.#dir)).filter((name) => JOURNAL_NAME.test(name));
+    } catch {
+      return [];
+    }
   }
 
   /**
    * Makes sure conversations can be written (the directory made, writable), once per store: a run
    * checks before its first model request, so an unusable `stateDir` fails it typed and early
-   * instead of after the model was paid for.
+   * instead of after the model was paid for. Journals left by processes that are gone are folded
+   * in the background.
    */
   ready(): Promise<unknown> {
     this.#made ??= mkdir(this.#dir, { recursive: true, mode: 0o700 })
       .then(() => access(this.#dir, constants.W_OK | constants.X_OK))
+      .then(() => this.#adoptOrphans())
       .catch((cause: unknown) => {
         this.#made = undefined;
         throw new ConfigError(`openai: the configured stateDir cannot hold conversations (${(cause as NodeJS.ErrnoException).code ?? "unusable"})`, "config_invalid", { cause });
@@ -105,36 +175,154 @@ export class ConversationStore implements Conversations {
     return this.#made;
   }
 
-  /** Writes the conversation whole, bounded and redacted, atomically. */
+  /** Folds (in the background) the journals of this host's processes that no longer run. */
+  #adoptOrphans(): void {
+    const host = hostname();
+    const listing: Promise<void> = this.#journals()
+      .then((names) => {
+        for (const name of names) {
+          const [, from, pid] = JOURNAL_NAME.exec(name)!;
+          if (from === host && !alive(Number(pid))) this.#fold(join(this.#dir, name));
+        }
+      })
+      .finally(() => this.#folding.delete(listing));
+    this.#folding.add(listing);
+  }
+
+  /** Writes the conversation whole, bounded and redacted: a journal record, or its own file when large. */
   async save(file: ConversationFile): Promise<void> {
     const path = this.#path(file.id);
     await this.ready();
-    const text = JSON.stringify(boundedConversation(file, this.#redactor));
-    const temp = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-    // A small conversation is written synchronously: each asynchronous file operation is a
-    // thread-pool round trip that costs more than writing a few kilobytes (one per turn).
-    if (text.length <= SYNC_WRITE_MAX) {
-      try {
-        writeFileSync(temp, text, { mode: 0o600 });
-        renameSync(temp, path);
-      } catch (error) {
-        rmSync(temp, { force: true });
-        throw error;
-      }
-      return;
-    }
-    try {
-      await writeFile(temp, text, { mode: 0o600 });
-      await rename(temp, path);
-    } catch (error) {
-      await rm(temp, { force: true }).catch(() => {});
-      throw error;
-    }
+    const at = this.#now();
+    const text = JSON.stringify(boundedConversation(file, this.#redactor, new Date(at).toISOString()));
+    if (text.length > JOURNAL_RECORD_MAX) return writeAtomically(path, text);
+    this.#append(`{"id":${JSON.stringify(file.id)},"at":${at},"file":${text}}\n`);
   }
 
-  /** Removes a stored conversation (nothing when there is none). */
+  /** Removes a stored conversation (nothing when there is none): its file, and a removal record. */
   async remove(id: string): Promise<void> {
-    await rm(this.#path(id), { force: true });
+    const path = this.#path(id);
+    await this.ready();
+    this.#append(`{"id":${JSON.stringify(id)},"at":${this.#now()}}\n`);
+    await rm(path, { force: true });
+  }
+
+  /** Folds this store's journal into per-conversation files (the driver is closing); later saves start a new one. */
+  async close(): Promise<void> {
+    this.#retire();
+    while (this.#folding.size > 0) await Promise.all(this.#folding);
+  }
+
+  #now(): number {
+    this.#lastAt = Math.max(Date.now(), this.#lastAt + 1);
+    return this.#lastAt;
+  }
+
+  /** One record appended whole (synchronously: a thread-pool round trip costs more than the write). */
+  #append(line: string): void {
+    const journal = (this.#journal ??= this.#openJournal());
+    const bytes = Buffer.from(line, "utf8");
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(journal.fd, bytes, done);
+    } catch (error) {
+      // A partial line may be left: nothing is appended after it, so it stays the last, unread.
+      this.#retire();
+      throw error;
+    }
+    journal.bytes += bytes.length;
+    if (journal.bytes > JOURNAL_MAX) this.#retire();
+  }
+
+  #openJournal(): OpenJournal {
+    const path = join(this.#dir, `journal-${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`);
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+    return { path, fd, bytes: 0 };
+  }
+
+  /** Stops appending to the current journal and folds it. */
+  #retire(): void {
+    const journal = this.#journal;
+    if (journal === undefined) return;
+    this.#journal = undefined;
+    closeSync(journal.fd);
+    this.#fold(journal.path);
+  }
+
+  #fold(journal: string): void {
+    const folding: Promise<void> = foldJournal(this.#dir, journal)
+      .catch(() => undefined) // Left in place: the next store folds it, and reads see it meanwhile.
+      .finally(() => this.#folding.delete(folding));
+    this.#folding.add(folding);
+  }
+}
+
+/** Each conversation's newest record in `journal` written to its file unless the file is newer, then the journal removed. */
+async function foldJournal(dir: string, journal: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(journal, "utf8");
+  } catch {
+    return; // Another store folded it.
+  }
+  const newest = new Map<string, JournalRecord>();
+  for (const record of journalLines(text)) if (isSessionId(record.id)) newest.set(record.id, record);
+  for (const record of newest.values()) {
+    const path = join(dir, `${record.id}.json`);
+    const existing = await readFile(path, "utf8").then(parsedConversation, () => undefined);
+    if (existing !== undefined && Date.parse(existing.updatedAt) >= record.at) continue;
+    if (record.file === undefined) await rm(path, { force: true });
+    else await writeAtomically(path, JSON.stringify(record.file));
+  }
+  await rm(journal, { force: true });
+}
+
+/** The complete records of a journal's text; a line cut short (or otherwise unreadable) is skipped. */
+function journalLines(text: string): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const record = value as JournalRecord | null;
+    if (typeof record !== "object" || record === null || typeof record.id !== "string" || typeof record.at !== "number") continue;
+    if (record.file !== undefined && !isConversation(record.file)) continue;
+    records.push(record);
+  }
+  return records;
+}
+
+function parsedConversation(text: string): ConversationFile | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isConversation(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `text` to `path` through a temporary file renamed over it: a reader sees the old file or the new one. */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  try {
+    await writeFile(temp, text, { mode: 0o600 });
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/** Whether a process of this host runs under `pid` (one of another user counts as running). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
@@ -253,7 +441,7 @@ function kept(conversations: ConversationFile[], current: string | undefined): C
 }
 
 /** `file` as it is stored: long tool results cut, large media dropped, text redacted. */
-export function boundedConversation(file: ConversationFile, redactor: Redactor): ConversationFile {
+export function boundedConversation(file: ConversationFile, redactor: Redactor, updatedAt = new Date().toISOString()): ConversationFile {
   const r = (text: string) => redactor.redactText(text);
   const message = (m: ConversationMessage): ConversationMessage => {
     switch (m.role) {
@@ -271,7 +459,7 @@ export function boundedConversation(file: ConversationFile, redactor: Redactor):
     }
   };
   const turn = (t: ConversationTurn): ConversationTurn => ({ ...t, messages: t.messages.map(message) });
-  return { ...file, updatedAt: new Date().toISOString(), ...(file.title !== undefined ? { title: r(file.title) } : {}), turns: file.turns.map(turn) };
+  return { ...file, updatedAt, ...(file.title !== undefined ? { title: r(file.title) } : {}), turns: file.turns.map(turn) };
 }
 
 function isConversation(value: unknown): value is ConversationFile {

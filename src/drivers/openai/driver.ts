@@ -289,6 +289,8 @@ class OpenAIDriverImpl implements OpenAIDriver {
     this.#closed = true;
     for (const controller of this.#runs) controller.abort(new ProviderError("openai: the driver is closed", { code: "driver_closed" }));
     await Promise.all([...this.#live.values()].map((child) => child.stop()));
+    // The runs are over: the conversations' journal becomes one file per conversation.
+    await this.#store.close();
   }
 }
 
