@@ -1,13 +1,18 @@
 /**
  * What the conformance kit observes from outside a driver: timelines, the files a provider leaves
- * behind, a marker MCP server, and every surface a secret could leak through.
+ * behind, a marker MCP server, and every surface a secret could leak through (a run's events,
+ * result and errors, and what the thread store keeps of a thread).
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Agent } from "../agent/agent.js";
+import type { RunStream } from "../agent/run-stream.js";
+import type { Thread } from "../agent/thread.js";
 import type { McpServerConfig } from "../driver/vocabulary.js";
+import type { ThreadStore } from "../thread/store.js";
 import type { Driver } from "../driver/types.js";
 import { AdaptorError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
@@ -111,6 +116,40 @@ export function errorSurface(error: unknown): string {
 
 export function assertNoSecret(secret: string, surface: string, what: string): void {
   assert.ok(!surface.includes(secret), `the secret appears in ${what}`);
+}
+
+/** Drains a run and checks its events, and its result or error, for `secret`. */
+export async function assertRunShowsNoSecret(secret: string, stream: RunStream, what: string): Promise<void> {
+  const events: AgentEvent[] = await collect(stream).catch((e: unknown) => (assertNoSecret(secret, errorSurface(e), `a stream error of ${what}`), []));
+  assertNoSecret(secret, JSON.stringify(events), `the events of ${what}`);
+  const outcome = await stream.result.then(
+    (result) => JSON.stringify({ text: result.text, raw: result.raw(), transcript: result.transcript() }),
+    (error: unknown) => errorSurface(error),
+  );
+  assertNoSecret(secret, outcome, `the result or error of ${what}`);
+}
+
+/** A new thread, or undefined when the driver runs no threads (`feature_unsupported`). */
+export async function startThreadUnlessUnsupported(agent: Agent): Promise<Thread | undefined> {
+  try {
+    return await agent.startThread();
+  } catch (error) {
+    if (isCode("feature_unsupported")(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Everything `store` keeps of thread `id`: its record, every history turn, its provider state. */
+export async function storedThreadSurface(store: ThreadStore, id: string): Promise<string> {
+  const parts: string[] = [JSON.stringify(await store.get(id))];
+  let before: number | undefined;
+  do {
+    const page = await store.history(id, { limit: 1000, ...(before !== undefined ? { before } : {}) });
+    parts.push(JSON.stringify(page.turns));
+    before = page.nextBefore;
+  } while (before !== undefined);
+  parts.push((await store.loadProviderState?.(id)) ?? "");
+  return parts.join("\n");
 }
 
 export function isCode(code: string): (e: unknown) => boolean {

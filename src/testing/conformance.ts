@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { createAgent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/options.js";
+import { memoryThreadStore } from "../thread/stores/memory.js";
 import type { Driver } from "../driver/types.js";
 import { ExecutableNotFoundError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
@@ -18,6 +19,7 @@ import { PANEL_NAMES, type PanelName } from "../inspect/types.js";
 import {
   added,
   assertNoSecret,
+  assertRunShowsNoSecret,
   assertTimeline,
   collect,
   countingDriver,
@@ -27,6 +29,8 @@ import {
   markerMcpServer,
   plantSentinels,
   SENTINEL,
+  startThreadUnlessUnsupported,
+  storedThreadSurface,
   withoutTimings,
 } from "./conformance-probes.js";
 import { registerResourceChecks } from "./conformance-resources.js";
@@ -83,7 +87,9 @@ export interface ConformanceFixtures {
   /**
    * A driver given `secret` through its env or config, whose provider echoes it (stderr, error
    * texts, answers): it never appears in an inspection, a prepare report, an event, a result, its
-   * raw record or an error. `prompts` are run besides `textRun` (e.g. one that fails).
+   * raw record or an error, nor, after the same prompts run on a thread, in what the thread store
+   * (`agentOptions.threadStore`, else an in-memory one) keeps of it: record, history and the
+   * provider state the driver saved. `prompts` are run besides `textRun` (e.g. one that fails).
    */
   canary?: { secret: string; makeDriver: () => Driver; prompts?: string[] };
   /**
@@ -374,22 +380,23 @@ function registerOptionalChecks(makeDriver: () => Driver, fixtures: ConformanceF
   if (canary) {
     it("never shows a secret from the driver's env or config", async () => {
       const { secret } = canary;
-      const agent = createAgent(canary.makeDriver(), options);
+      // The thread store the runs keep their provider state in: the host's, else one the kit owns.
+      const store = options.threadStore ?? memoryThreadStore();
+      const agent = createAgent(canary.makeDriver(), { ...options, threadStore: store });
       try {
         assertNoSecret(secret, JSON.stringify(await agent.inspect()), "the inspection");
         assertNoSecret(secret, JSON.stringify(await agent.prepare()), "the prepare report");
-        for (const prompt of [fixtures.textRun.prompt, ...(canary.prompts ?? [])]) {
-          const stream = agent.stream(prompt);
-          const events: AgentEvent[] = await collect(stream).catch((e: unknown) => (assertNoSecret(secret, errorSurface(e), "a stream error"), []));
-          assertNoSecret(secret, JSON.stringify(events), `the events of "${prompt}"`);
-          const outcome = await stream.result.then(
-            (result) => JSON.stringify({ text: result.text, raw: result.raw(), transcript: result.transcript() }),
-            (error: unknown) => errorSurface(error),
-          );
-          assertNoSecret(secret, outcome, `the result or error of "${prompt}"`);
+        const prompts = [fixtures.textRun.prompt, ...(canary.prompts ?? [])];
+        for (const prompt of prompts) await assertRunShowsNoSecret(secret, agent.stream(prompt), `"${prompt}"`);
+        // Thread runs also keep what the driver saves as provider state (and the history) in the store.
+        const thread = await startThreadUnlessUnsupported(agent);
+        if (thread !== undefined) {
+          for (const prompt of prompts) await assertRunShowsNoSecret(secret, thread.stream(prompt), `"${prompt}" on a thread`);
+          assertNoSecret(secret, await storedThreadSurface(store, thread.id), "the thread store (the thread's record, history or stored provider state)");
         }
       } finally {
         await agent.close();
+        if (options.threadStore === undefined) await store.close();
       }
     }, timeout);
   }

@@ -155,6 +155,11 @@ describe("fake provider with every optional fixture", () => {
 
 /** Runs the kit with a collecting runner and reports which cases failed. */
 async function failingCases(makeDriver: () => Driver, overrides: Partial<ConformanceFixtures> = {}): Promise<string[]> {
+  return [...(await failures(makeDriver, overrides)).keys()];
+}
+
+/** Runs the kit with a collecting runner: each failed case's name and its failure's message. */
+async function failures(makeDriver: () => Driver, overrides: Partial<ConformanceFixtures> = {}): Promise<Map<string, string>> {
   const cases: { name: string; body: () => Promise<void> }[] = [];
   runDriverConformance(makeDriver, {
     runner: { describe: (_name, body) => body(), it: (name, body) => cases.push({ name, body }) },
@@ -162,8 +167,8 @@ async function failingCases(makeDriver: () => Driver, overrides: Partial<Conform
     cancellableRun: { prompt: "hang" },
     ...overrides,
   });
-  const failed: string[] = [];
-  for (const c of cases) await c.body().catch(() => failed.push(c.name));
+  const failed = new Map<string, string>();
+  for (const c of cases) await c.body().catch((error: unknown) => failed.set(c.name, error instanceof Error ? error.message : String(error)));
   return failed;
 }
 
@@ -250,5 +255,24 @@ describe("the conformance kit catches broken drivers", () => {
       canary: { secret: SECRET, makeDriver: () => provider({ fail: (prompt) => (prompt === "leak" ? new Error(`the provider refused the key ${SECRET}`) : undefined) }), prompts: ["leak"] },
     });
     expect(inError).toContain("never shows a secret from the driver's env or config");
+  });
+
+  it("flags a secret a driver saved in a thread's provider state, which only the thread store shows", async ({ expect }) => {
+    // The secret is not registered with the run, so nothing removes it on the way to the store.
+    const saving = (state: unknown) => (): Driver => {
+      const base = provider();
+      return {
+        ...base,
+        run: async (request, sink, signal) => {
+          await request.providerState?.save(state);
+          return base.run(request, sink, signal);
+        },
+      };
+    };
+    const canaryCase = "never shows a secret from the driver's env or config";
+    const leaking = await failures(() => provider(), { canary: { secret: SECRET, makeDriver: saving({ conversation: [`the key is ${SECRET}`] }) } });
+    expect(leaking.get(canaryCase)).toContain("the thread store");
+    const clean = await failures(() => provider(), { canary: { secret: SECRET, makeDriver: saving({ conversation: ["the key is withheld"] }) } });
+    expect(clean.has(canaryCase)).toBe(false);
   });
 });
