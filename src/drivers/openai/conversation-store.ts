@@ -346,6 +346,22 @@ function isDocument(value: unknown): value is ThreadConversationsDocument {
   return typeof doc === "object" && doc !== null && doc.kind === "openai.conversations" && doc.version === 1 && Array.isArray(doc.conversations) && doc.conversations.every(isConversation);
 }
 
+/**
+ * Conversation `id` in a thread's provider state as a thread store returns it (the JSON text of
+ * `loadProviderState`); undefined when there is no document or it holds no such conversation.
+ */
+export function conversationInThreadState(text: string | undefined, id: string): ConversationFile | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw unreadable();
+  }
+  if (!isDocument(value)) throw unreadable();
+  return value.conversations.find((c) => c.id === id);
+}
+
 /** The ids `file` refers to: the transcripts before its compactions and before a rewind. */
 function referencesOf(file: ConversationFile): string[] {
   const ids = (file.compactions ?? []).map((c) => c.transcriptId);
@@ -410,8 +426,13 @@ export class ThreadConversations implements Conversations {
 
   /** `doc` within the store's limit: the oldest conversations other than `current` and `keep` dropped first. */
   #fitted(doc: ThreadConversationsDocument, keep: string): ThreadConversationsDocument {
-    const size = () => Buffer.byteLength(JSON.stringify(doc), "utf8");
-    while (size() > this.#state.maxBytes) {
+    const limit = this.#state.maxBytes;
+    // Characters first: a UTF-8 byte count is needed only near the limit (each character is at most 3 bytes in JSON text).
+    const over = () => {
+      const text = JSON.stringify(doc);
+      return text.length * 3 > limit && Buffer.byteLength(text, "utf8") > limit;
+    };
+    while (over()) {
       const index = doc.conversations.findIndex((c) => c.id !== doc.current && c.id !== keep);
       if (index < 0) break; // Left for the store to refuse, typed.
       doc.conversations.splice(index, 1);

@@ -119,7 +119,7 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
     if (answer.toolCalls.length > 0) {
       const batch = await runToolCalls(answer.toolCalls, { ...ctx.tools, emit: ctx.emitter.emit, signal: ctx.signal });
       ctx.turn.messages.push(...batch.results);
-      await ctx.save();
+      if (answer.toolCalls.some((call) => mayChange(ctx, call.name))) await ctx.save();
       if (batch.interrupt) break;
       continue;
     }
@@ -129,6 +129,18 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
   }
   const usage = ctx.usage.current();
   return usage === undefined ? { text } : { text, usage };
+}
+
+/**
+ * Whether a call may have changed something outside the conversation (a write, edit or command, an
+ * MCP or host tool, a subagent): a batch with one is saved at once, so a crash never leaves changes
+ * the stored transcript does not know about. What only read the workspace (a built-in tool that
+ * never asks for approval) is saved with the turn's next save: each save of a thread's
+ * conversation is a write of its whole provider state to the thread store.
+ */
+function mayChange(ctx: LoopContext, name: string): boolean {
+  const offered = ctx.tools.toolbox.get(name);
+  return offered?.kind !== "builtin" || offered.tool.approval !== undefined;
 }
 
 /** Moves up to `max` queued texts into the turn as user messages; whether any was. */

@@ -406,3 +406,36 @@ describe("openai driver request deadline", () => {
     }
   });
 });
+
+describe("openai driver saves of a thread's conversation", () => {
+  it("saves at once after a batch that may change the workspace, and a batch that only read with the turn's end", async () => {
+    writeFileSync(join(workspace, "notes.txt"), "some notes\n");
+    const baseURL = await serve({
+      turns: [
+        { reply: { toolCalls: [{ id: "r1", name: "read", arguments: { path: "notes.txt" } }, { id: "g1", name: "grep", arguments: { pattern: "notes" } }] } },
+        { reply: { text: "read it" } },
+        { reply: { toolCalls: [{ id: "w1", name: "write", arguments: { path: "out.txt", content: "data" } }] } },
+        { reply: { text: "wrote it" } },
+      ],
+    });
+    const threadStore = memoryThreadStore();
+    const saved: string[] = [];
+    const save = threadStore.saveProviderState!.bind(threadStore);
+    threadStore.saveProviderState = async (id, owner, state) => {
+      saved.push(state);
+      await save(id, owner, state);
+    };
+    await using agent = createAgent(driverFor("chat", baseURL), { workspace, threadStore, defaults: { onApproval: async () => ({ decision: "allow" }) } });
+    const thread = await agent.startThread();
+    expect((await thread.run("read the notes")).text).toBe("read it");
+    // Reads only: the one save is the turn's end, and it holds what they returned.
+    expect(saved).toHaveLength(1);
+    expect(saved[0]).toContain("some notes");
+    expect((await thread.run("write a file")).text).toBe("wrote it");
+    // The write's result saved before the next model request, then the turn's end.
+    expect(saved).toHaveLength(3);
+    expect(saved[1]).toContain('"callId":"w1"');
+    expect(saved[1]).not.toContain("wrote it");
+    expect(saved[2]).toContain("wrote it");
+  });
+});
