@@ -17,6 +17,9 @@ export const ERROR_RESPONSES = {
 
 export const json = <S>(schema: S, description: string) => ({ content: { "application/json": { schema } }, description });
 
+/** A route's required JSON body, spread into its `request`. */
+export const jsonBody = <S>(schema: S) => ({ body: { content: { "application/json": { schema } }, required: true } });
+
 /** `createRoute` with the shared error responses and the bearer requirement. */
 export function apiRoute<R extends RouteConfig>(config: R): R {
   return createRoute({ ...config, security: [{ bearer: [] }], responses: { ...ERROR_RESPONSES, ...config.responses } });

@@ -3,11 +3,12 @@
  * running session — a tripped budget raised, a run ceiling cleared, the model or effort of later runs.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Session } from "../../session/types.js";
 import { budgetBody, configureBody, idParams, sessionViewSchema } from "../schemas.js";
+import type { SessionView } from "../public-types.js";
 import type { RouteContext } from "./context.js";
-import { apiRoute, json } from "./define.js";
+import { apiRoute, json, jsonBody as body } from "./define.js";
 
-const body = <S>(schema: S) => ({ body: { content: { "application/json": { schema } }, required: true } });
 const tags = ["sessions"];
 
 const budget = apiRoute({
@@ -36,21 +37,20 @@ const configure = apiRoute({
 });
 
 export function sessionSettingsRoutes(app: OpenAPIHono, { hub }: RouteContext): void {
+  /** Each route changes the session (opened if this server does not drive it yet) and answers with its view. */
+  const change = async (id: string, apply: (session: Session) => Promise<unknown>): Promise<SessionView> => {
+    await apply((await hub.live(id)).session);
+    return hub.view(id);
+  };
   app.openapi(budget, async (c) => {
-    const { id } = c.req.valid("param");
     const { usd, tokens } = c.req.valid("json");
-    await (await hub.live(id)).session.addBudget({ ...(usd !== undefined ? { usd } : {}), ...(tokens !== undefined ? { tokens } : {}) });
-    return c.json(await hub.view(id), 200);
+    const view = await change(c.req.valid("param").id, (session) => session.addBudget({ ...(usd !== undefined ? { usd } : {}), ...(tokens !== undefined ? { tokens } : {}) }));
+    return c.json(view, 200);
   });
-  app.openapi(resetRunCeiling, async (c) => {
-    const { id } = c.req.valid("param");
-    await (await hub.live(id)).session.resetRunCeiling();
-    return c.json(await hub.view(id), 200);
-  });
+  app.openapi(resetRunCeiling, async (c) => c.json(await change(c.req.valid("param").id, (session) => session.resetRunCeiling()), 200));
   app.openapi(configure, async (c) => {
-    const { id } = c.req.valid("param");
     const { model, effort } = c.req.valid("json");
-    await (await hub.live(id)).session.configure({ ...(model !== undefined ? { model } : {}), ...(effort !== undefined ? { effort } : {}) });
-    return c.json(await hub.view(id), 200);
+    const view = await change(c.req.valid("param").id, (session) => session.configure({ ...(model !== undefined ? { model } : {}), ...(effort !== undefined ? { effort } : {}) }));
+    return c.json(view, 200);
   });
 }

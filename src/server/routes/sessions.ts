@@ -27,10 +27,9 @@ import {
   wasRunningSchema,
 } from "../schemas.js";
 import type { RouteContext } from "./context.js";
-import { apiRoute, json } from "./define.js";
+import { apiRoute, json, jsonBody as body } from "./define.js";
 import { sessionSettingsRoutes } from "./session-settings.js";
 
-const body = <S>(schema: S) => ({ body: { content: { "application/json": { schema } }, required: true } });
 const tags = ["sessions"];
 
 const list = apiRoute({ method: "get", path: "/api/sessions", tags, request: { query: sessionListQuery }, responses: { 200: json(sessionListSchema, "Sessions, newest first") } });
