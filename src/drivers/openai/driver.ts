@@ -27,7 +27,7 @@ import {
   type ResolvedOpenAIConfig,
 } from "./config.js";
 import { withoutRuns, type ConversationFile, type ConversationTurn } from "./conversation.js";
-import { ConversationStore, newSessionId, ThreadConversations, type Conversations } from "./conversation-store.js";
+import { ConversationStore, conversationInThreadState, newSessionId, ThreadConversations, type Conversations } from "./conversation-store.js";
 import { ContextWindows } from "./context.js";
 import { inputCapabilities } from "./inputs.js";
 import { inspectEndpoint, TRANSPORT } from "./inspect.js";
@@ -50,12 +50,19 @@ export interface OpenAIDriver extends Driver {
   processes(): ProcessStats;
   /**
    * The title generated for a stored conversation (`title: true`), if it has one: one in
-   * `stateDir`, or a thread's whose run this driver made (a thread's title is also in its runs'
-   * `Result.raw()`). Rejects with `provider_session_not_found` for an unknown id.
+   * `stateDir`, a thread's whose run this driver made, or, given `thread`, one in that thread's
+   * provider state (a thread another process ran over the same thread store; a thread's title is
+   * also in its runs' `Result.raw()`). Rejects with `provider_session_not_found` for an unknown id.
    */
-  title(providerSessionId: string): Promise<string | undefined>;
+  title(providerSessionId: string, thread?: OpenAIThreadTitleSource): Promise<string | undefined>;
   /** A copy of a stored conversation without the given runs' turns, under a new session id (backs `Thread.rewind`). */
   rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }>;
+}
+
+/** Where `title()` finds a thread's conversation: the agent's thread store (any `ThreadStore`) and the thread's id. */
+export interface OpenAIThreadTitleSource {
+  threadStore: { loadProviderState?(id: string): Promise<string | undefined> };
+  threadId: string;
 }
 
 /** Internal seams for tests (the package import). */
@@ -243,8 +250,15 @@ class OpenAIDriverImpl implements OpenAIDriver {
     return this.#queue("followUps", runId, text, signal);
   }
 
-  async title(providerSessionId: string): Promise<string | undefined> {
-    return this.#titles.get(providerSessionId) ?? (await this.#store.load(providerSessionId)).title;
+  async title(providerSessionId: string, thread?: OpenAIThreadTitleSource): Promise<string | undefined> {
+    const remembered = this.#titles.get(providerSessionId);
+    if (remembered !== undefined) return remembered;
+    // A thread's conversation made by another process is only in the thread store.
+    if (thread?.threadStore.loadProviderState !== undefined) {
+      const found = conversationInThreadState(await thread.threadStore.loadProviderState(thread.threadId), providerSessionId);
+      if (found !== undefined) return found.title;
+    }
+    return (await this.#store.load(providerSessionId)).title;
   }
 
   async rewind(request: RewindRequest, signal: AbortSignal): Promise<{ providerSessionId: string }> {

@@ -6,7 +6,7 @@
  * with no agent CLI installed.
  */
 export { openai } from "./driver.js";
-export type { OpenAIDriver } from "./driver.js";
+export type { OpenAIDriver, OpenAIThreadTitleSource } from "./driver.js";
 export { defaultStateDir } from "./config.js";
 export type { OpenAIApi, OpenAIConfig, OpenAIToolsConfig } from "./config.js";
 export { importTranscript } from "./import/index.js";

@@ -1,14 +1,15 @@
 /**
  * Titles on the openai driver (`title: true`): one request after the first completed turn names
  * the conversation; the title is stored in the conversation, announced by a `title_generated`
- * notice and in `result.raw()`, and never asked again. Off by default.
+ * notice and in `result.raw()`, and never asked again. Off by default. A thread's title is read
+ * from its provider state in the thread store by a driver that did not make it.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
-import { createAgent, memoryThreadStore, type AgentEvent } from "../../../src/index.js";
+import { createAgent, memoryThreadStore, sqliteThreadStore, type AgentEvent } from "../../../src/index.js";
 import { openai } from "../../../src/drivers/openai/index.js";
 import { cleanTitle } from "../../../src/drivers/openai/title.js";
 import { storedConversation } from "./stored.js";
@@ -91,6 +92,41 @@ describe("openai titles", () => {
       expect(events.find((e) => e.type === "notice" && e.code === "title_generated")).toMatchObject({ level: "warning" });
     } finally {
       await titled.close();
+    }
+  });
+
+  it("reads a thread's title from the thread store when another driver (another stateDir) made the conversation", async () => {
+    server = await startModelServer({ script });
+    const db = join(root, "shared-threads.db");
+    const first = openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "host-a"), title: true });
+    const storeA = sqliteThreadStore(db);
+    const agent = createAgent(first, { workspace, threadStore: storeA });
+    let threadId: string;
+    let sessionId: string;
+    try {
+      const thread = await agent.startThread();
+      threadId = thread.id;
+      sessionId = (await thread.run("hello model")).providerSessionId!;
+    } finally {
+      await agent.close();
+      await storeA.close();
+    }
+    // Another host: its own stateDir, the same SQLite file, a driver that made no run.
+    const second = openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "host-b"), title: true });
+    const third = openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(root, "host-a") });
+    const storeB = sqliteThreadStore(db);
+    try {
+      expect((await storeB.get(threadId))?.providerSessionId).toBe(sessionId);
+      await expect(second.title(sessionId)).rejects.toMatchObject({ code: "provider_session_not_found" });
+      expect(await second.title(sessionId, { threadStore: storeB, threadId })).toBe("Greeting Exchange");
+      // Another thread's state does not answer for this conversation.
+      await expect(second.title(sessionId, { threadStore: storeB, threadId: "no-such-thread" })).rejects.toMatchObject({ code: "provider_session_not_found" });
+      // The first host's stateDir never held it either: the store is where the title came from.
+      await expect(third.title(sessionId)).rejects.toMatchObject({ code: "provider_session_not_found" });
+    } finally {
+      await second.close();
+      await third.close();
+      await storeB.close();
     }
   });
 
