@@ -5,57 +5,32 @@
  * `serve` on the same state directory restores the session: its interrupted run reads
  * `host_restart` in the event log, and the next message runs to completion.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readFrames, until, type Frame } from "../server/api/helpers.js";
-import { bin } from "./run-cli.js";
+import { startServe, useServeDir, type ServeChild } from "./serve-child.js";
 
 const TOKEN = "restart-test-token-0123456789";
 
-const config = (workspace: string) => ({
-  agents: {
-    worker: {
-      driver: "fake",
-      workspace,
-      options: {
-        scripts: [{ promptContains: "slow", script: { steps: [{ markDelivered: true }, { waitForAbort: true }] } }],
-        script: { steps: [{ markDelivered: true }, { emit: { type: "message.completed", itemId: "m2", text: "done after the restart" } }] },
-      },
-    },
-  },
+const fx = useServeDir("aa-serve-restart-", {
+  scripts: [{ promptContains: "slow", script: { steps: [{ markDelivered: true }, { waitForAbort: true }] } }],
+  script: { steps: [{ markDelivered: true }, { emit: { type: "message.completed", itemId: "m2", text: "done after the restart" } }] },
 });
 
-interface Serving {
-  child: ChildProcess;
-  url: string;
+interface Serving extends ServeChild {
   api(path: string, json?: unknown): Promise<Response>;
 }
 
 /** `serve` as the leader of its own process group, so the test can kill the whole host at once. */
-async function serve(stateDir: string, configFile: string): Promise<Serving> {
-  const env = { ...process.env, AGENT_ADAPTOR_TOKEN: TOKEN };
-  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--json", "--config", configFile, "--state-dir", stateDir], { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const first = await Promise.race([
-    once(createInterface({ input: child.stdout! }), "line").then(([line]) => line as string),
-    once(child, "exit").then(([code]) => {
-      throw new Error(`serve exited ${code}: ${stderr}`);
-    }),
-  ]);
-  const url = (JSON.parse(first) as { url: string }).url;
+async function serve(): Promise<Serving> {
+  const served = await startServe(["--config", fx.configFile, "--state-dir", fx.stateDir], { AGENT_ADAPTOR_TOKEN: TOKEN }, { detached: true });
   const api = (path: string, json?: unknown) =>
-    fetch(`${url}${path}`, {
+    fetch(`${served.url}${path}`, {
       method: json === undefined ? "GET" : "POST",
       headers: { authorization: `Bearer ${TOKEN}`, ...(json === undefined ? {} : { "content-type": "application/json" }) },
       ...(json === undefined ? {} : { body: JSON.stringify(json) }),
     });
-  return { child, url, api };
+  return { ...served, api };
 }
 
 /** Whether any process of group `pgid` is still alive. */
@@ -70,25 +45,15 @@ function groupAlive(pgid: number): boolean {
 
 const eventTypes = (frames: Frame[]) => frames.flatMap((f) => (f.data ? [JSON.parse(f.data) as { type: string; code?: string; runId?: string; state?: string }] : []));
 
-let dir: string;
-let stateDir: string;
-let configFile: string;
 const started: Serving[] = [];
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "aa-serve-restart-"));
-  stateDir = join(dir, "state");
-  configFile = join(dir, "serve.json");
-  await writeFile(configFile, JSON.stringify(config(dir)));
-});
-afterAll(async () => {
+afterAll(() => {
   for (const s of started) if (s.child.pid !== undefined && groupAlive(s.child.pid)) process.kill(-s.child.pid, "SIGKILL");
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe("a host killed mid-run", () => {
   it("restores the session on restart: the run in flight reads host_restart and the next message runs", { timeout: 150_000 }, async () => {
-    const first = await serve(stateDir, configFile);
+    const first = await serve();
     started.push(first);
     expect((await first.api("/api/sessions", { agent: "worker", id: "survivor" })).status).toBe(201);
     expect((await first.api("/api/sessions/survivor/submit", { text: "a slow task" })).status).toBe(202);
@@ -103,7 +68,7 @@ describe("a host killed mid-run", () => {
     expect((await exited)[1]).toBe("SIGKILL");
     await until(async () => (groupAlive(pgid) ? undefined : true));
 
-    const second = await serve(stateDir, configFile);
+    const second = await serve();
     started.push(second);
     // The stored record says what the killed host last wrote: the run in flight.
     const stored = (await (await second.api("/api/sessions/survivor")).json()) as { inFlight?: { runId: string } };

@@ -5,14 +5,14 @@
  * end to end, lists that say when they may be cut, an approval answered by keystrokes in `attach`
  * under a pseudo-terminal, usage errors, and a clean stop on SIGINT.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, runCli } from "./run-cli.js";
+import { startServe as serve, useServeDir, type ServeChild } from "./serve-child.js";
 import { TmuxTerminal } from "./tmux.js";
 
 const APPROVAL = {
@@ -25,65 +25,22 @@ const APPROVAL = {
   ],
 };
 
-const config = (workspace: string) => ({
-  agents: {
-    worker: {
-      driver: "fake",
-      workspace,
-      options: {
-        scripts: [
-          {
-            promptContains: "approve",
-            script: {
-              steps: [{ markDelivered: true }, { approve: APPROVAL }, { emit: { type: "message.completed", itemId: "m1", text: "after the approval" } }],
-              text: "after the approval",
-            },
-          },
-        ],
-        script: { steps: [{ markDelivered: true }, { emit: { type: "message.completed", itemId: "m1", text: "plain answer" } }], text: "plain answer" },
+const fx = useServeDir("aa-cli-serve-", {
+  scripts: [
+    {
+      promptContains: "approve",
+      script: {
+        steps: [{ markDelivered: true }, { approve: APPROVAL }, { emit: { type: "message.completed", itemId: "m1", text: "after the approval" } }],
+        text: "after the approval",
       },
     },
-  },
+  ],
+  script: { steps: [{ markDelivered: true }, { emit: { type: "message.completed", itemId: "m1", text: "plain answer" } }], text: "plain answer" },
 });
-
-interface Serving {
-  child: ChildProcess;
-  url: string;
-  consoleUrl: string;
-  /** The whole JSON line serve printed. */
-  printed: Record<string, unknown>;
-  stdoutLine: string;
-  stderr: () => string;
-}
-
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Serving> {
-  const childEnv = { ...process.env, ...env };
-  delete childEnv.AGENT_ADAPTOR_TOKEN;
-  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--json", ...args], { stdio: ["ignore", "pipe", "pipe"], env: childEnv });
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const lines = createInterface({ input: child.stdout! });
-  const first = await Promise.race([
-    once(lines, "line").then(([line]) => line as string),
-    once(child, "exit").then(([code]) => {
-      throw new Error(`serve exited ${code}: ${stderr}`);
-    }),
-  ]);
-  const printed = JSON.parse(first) as { url: string; consoleUrl: string };
-  return { child, url: printed.url, consoleUrl: printed.consoleUrl, printed, stdoutLine: first, stderr: () => stderr };
-}
-
-let dir: string;
-let stateDir: string;
-let configFile: string;
-let server: Serving;
+let server: ServeChild;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "aa-cli-serve-"));
-  stateDir = join(dir, "state");
-  configFile = join(dir, "agents.json");
-  await writeFile(configFile, JSON.stringify(config(dir)));
-  server = await serve(["--config", configFile, "--state-dir", stateDir]);
+  server = await serve(["--config", fx.configFile, "--state-dir", fx.stateDir]);
 });
 
 afterAll(async () => {
@@ -91,11 +48,10 @@ afterAll(async () => {
     server.child.kill("SIGTERM");
     await once(server.child, "exit");
   }
-  await rm(dir, { recursive: true, force: true });
 });
 
 function client(...args: string[]) {
-  return runCli([...args, "--url", server.url, "--state-dir", stateDir]);
+  return runCli([...args, "--url", server.url, "--state-dir", fx.stateDir]);
 }
 
 async function waitForState(id: string, state: string): Promise<void> {
@@ -111,16 +67,16 @@ async function waitForState(id: string, state: string): Promise<void> {
 describe("serve", () => {
   it("--json prints {url, consoleUrl, tokenFile} without the token; the token file is 0600", async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const token = (await readFile(join(stateDir, "token"), "utf8")).trim();
-    expect((await stat(join(stateDir, "token"))).mode & 0o777).toBe(0o600);
-    expect(server.printed).toEqual({ url: server.url, consoleUrl: `${server.url}/`, tokenFile: join(stateDir, "token") });
+    const token = (await readFile(join(fx.stateDir, "token"), "utf8")).trim();
+    expect((await stat(join(fx.stateDir, "token"))).mode & 0o777).toBe(0o600);
+    expect(server.printed).toEqual({ url: server.url, consoleUrl: `${server.url}/`, tokenFile: join(fx.stateDir, "token") });
     expect(server.stdoutLine).not.toContain(token);
     expect(server.stderr()).not.toContain(token);
   });
 
   it("--json --print-token puts the token in consoleUrl's fragment; a given token is named by its variable", async () => {
     const token = "a-given-token-of-enough-length";
-    const own = await serve(["--state-dir", join(dir, "printed"), "--config", configFile, "--print-token", "--token-env", "MY_SERVE_TOKEN"], { MY_SERVE_TOKEN: token });
+    const own = await serve(["--state-dir", join(fx.dir, "printed"), "--config", fx.configFile, "--print-token", "--token-env", "MY_SERVE_TOKEN"], { MY_SERVE_TOKEN: token });
     try {
       expect(own.printed).toEqual({ url: own.url, consoleUrl: `${own.url}/#token=${token}`, tokenEnv: "MY_SERVE_TOKEN" });
     } finally {
@@ -141,7 +97,7 @@ describe("serve", () => {
     expect(list.stdout).toMatch(/^cli-s1\s+worker\s+idle\s+open\s+0\s/m);
 
     // attach replays the whole log, so whenever the archive lands it sees it and ends by itself.
-    const attached = runCli(["attach", "cli-s1", "--json", "--url", server.url, "--state-dir", stateDir]);
+    const attached = runCli(["attach", "cli-s1", "--json", "--url", server.url, "--state-dir", fx.stateDir]);
     const show = JSON.parse((await client("sessions", "show", "cli-s1", "--json")).stdout) as { threadId: string; lastSeq: number };
     const threads = JSON.parse((await client("threads", "list", "--json")).stdout) as { threads: { id: string }[] };
     expect(threads.threads.map((t) => t.id)).toContain(show.threadId);
@@ -171,7 +127,7 @@ describe("serve", () => {
   it("attach on a terminal answers the run's approval by keystroke; the run sees the chosen option", async () => {
     await client("sessions", "create", "worker", "--id", "cli-s2");
     await client("sessions", "submit", "cli-s2", "approve please");
-    await using term = TmuxTerminal.start([process.execPath, bin, "attach", "cli-s2", "--url", server.url, "--state-dir", stateDir]);
+    await using term = TmuxTerminal.start([process.execPath, bin, "attach", "cli-s2", "--url", server.url, "--state-dir", fx.stateDir]);
     const prompt = await term.waitFor(/navigate/);
     expect(prompt).toMatch(/Approve command: touch built\.txt/);
     term.keys("Down");
@@ -184,7 +140,7 @@ describe("serve", () => {
   });
 
   it("a wrong token exits 2", async () => {
-    const { code, stderr } = await runCli(["sessions", "list", "--url", server.url, "--state-dir", dir], { AGENT_ADAPTOR_TOKEN: "not-the-token" });
+    const { code, stderr } = await runCli(["sessions", "list", "--url", server.url, "--state-dir", fx.dir], { AGENT_ADAPTOR_TOKEN: "not-the-token" });
     expect(code).toBe(2);
     expect(stderr).toMatch(/^error unauthorized: the server refused the token/);
   });
@@ -193,9 +149,9 @@ describe("serve", () => {
     ["a non-loopback host without a given token", ["--host", "0.0.0.0"], "config_invalid"],
     ["an unknown driver in the config", ["--config", "BAD"], "config_invalid"],
   ])("exits 2 for %s", async (_, args, errorCode) => {
-    const bad = join(dir, "bad.json");
-    await writeFile(bad, JSON.stringify({ agents: { x: { driver: "nope", workspace: dir } } }));
-    const { code, stdout, stderr } = await runCli(["serve", "--port", "0", "--state-dir", join(dir, "other"), ...args.map((a) => (a === "BAD" ? bad : a))]);
+    const bad = join(fx.dir, "bad.json");
+    await writeFile(bad, JSON.stringify({ agents: { x: { driver: "nope", workspace: fx.dir } } }));
+    const { code, stdout, stderr } = await runCli(["serve", "--port", "0", "--state-dir", join(fx.dir, "other"), ...args.map((a) => (a === "BAD" ? bad : a))]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(new RegExp(`^error ${errorCode}: \\S`));
@@ -204,7 +160,7 @@ describe("serve", () => {
   it("without --json, piped (a service's log): the console URL without the token, and where the token is", async () => {
     const env = { ...process.env };
     delete env.AGENT_ADAPTOR_TOKEN;
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--state-dir", join(dir, "human"), "--config", configFile], { stdio: ["ignore", "pipe", "pipe"], env });
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--state-dir", join(fx.dir, "human"), "--config", fx.configFile], { stdio: ["ignore", "pipe", "pipe"], env });
     try {
       // The lines may arrive in one chunk: read them through the iterator, which buffers.
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
@@ -212,10 +168,10 @@ describe("serve", () => {
       for (let i = 0; i < 4; i++) printed.push((await lines.next()).value as string);
       const url = /^agent-adaptor serve: (http:\/\/127\.0\.0\.1:\d+)$/.exec(printed[0]!)?.[1];
       expect(url).toBeDefined();
-      const token = (await readFile(join(dir, "human", "token"), "utf8")).trim();
+      const token = (await readFile(join(fx.dir, "human", "token"), "utf8")).trim();
       expect(printed.slice(1)).toEqual([
         `open the console: ${url}/#token=<token>`,
-        `  <token>: the content of ${join(dir, "human", "token")} (the token is printed only on a terminal, or with --print-token)`,
+        `  <token>: the content of ${join(fx.dir, "human", "token")} (the token is printed only on a terminal, or with --print-token)`,
         "(Ctrl-C stops the server)",
       ]);
       expect(printed.join("\n")).not.toContain(token);
@@ -227,8 +183,8 @@ describe("serve", () => {
   });
 
   it("without --json on a terminal: the console URL with the token in its fragment; Ctrl-C stops it with 0", async () => {
-    const own = join(dir, "tty");
-    await using term = TmuxTerminal.start([process.execPath, bin, "serve", "--port", "0", "--state-dir", own, "--config", configFile], {
+    const own = join(fx.dir, "tty");
+    await using term = TmuxTerminal.start([process.execPath, bin, "serve", "--port", "0", "--state-dir", own, "--config", fx.configFile], {
       width: 200,
       env: { AGENT_ADAPTOR_TOKEN: undefined },
     });
@@ -265,7 +221,7 @@ describe("serve", () => {
   });
 
   it("stops cleanly on SIGINT with exit 0", async () => {
-    const own = await serve(["--state-dir", join(dir, "own"), "--config", configFile]);
+    const own = await serve(["--state-dir", join(fx.dir, "own"), "--config", fx.configFile]);
     own.child.kill("SIGINT");
     const [code] = (await once(own.child, "exit")) as [number | null];
     expect(code).toBe(0);
