@@ -256,7 +256,8 @@ export interface RunRequest {
    * claimed standby or warm writer binds that process's endpoint to this run instead. Core
    * unbinds at the run's end and aborts handlers still running. When the binding changes the
    * tools listed (the run's services), `bind` resolves once the process has listed them again
-   * after the `tools/list_changed` announcement (bounded: at most two seconds; never rejects): a
+   * after the `tools/list_changed` announcement (bounded: at most two seconds; at once for an MCP
+   * session that let an earlier announcement pass the bound unanswered; never rejects): a
    * driver whose provider re-lists on that announcement awaits it before sending the prompt.
    */
   hostTools?: HostToolsLink & { bind(endpoint: HostToolsEndpoint): Promise<void> };

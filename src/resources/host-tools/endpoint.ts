@@ -4,7 +4,8 @@
  * call on an unbound endpoint is a tool error, never a crash. Binding a run that changes the list
  * announces it (`notifications/tools/list_changed`) and waits, bounded, until the provider has
  * listed the tools again: otherwise the run's prompt can reach the model before the provider
- * offers the run's services.
+ * offers the run's services. A session that once let the bound pass without listing again is not
+ * waited for after that: its client does not re-list on announcements.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -40,6 +41,12 @@ interface Session {
   listed: number | undefined;
   /** Open standalone SSE streams (GET): announcements reach the session only through one. */
   streams: number;
+  /**
+   * The session once heard an announcement and did not list again within the bound: its client
+   * does not re-list on announcements, so later bindings do not wait for it (a wait would only
+   * delay every run on a kept process by the bound).
+   */
+  ignoresAnnouncements: boolean;
 }
 
 export class Endpoint {
@@ -78,7 +85,8 @@ export class Endpoint {
    * Serves `binding`'s run from now on. When that changes the tool list, resolves once every
    * session that can hear the announcement has listed the tools again — or when the run ends, the
    * endpoint closes or {@link RELIST_WAIT_MS} passes. A session without a stale list (none yet, or
-   * not listed yet) has nothing to wait for. Never rejects.
+   * not listed yet) has nothing to wait for, nor has one that let an earlier announcement go
+   * unanswered until the bound passed. Never rejects.
    */
   bind(binding: RunBinding): Promise<void> {
     if (this.closed) return Promise.resolve();
@@ -150,7 +158,7 @@ export class Endpoint {
       onsessioninitialized: (id) => void this.#sessions.set(id, session),
       onsessionclosed: (id) => this.#forget(id),
     });
-    session = { server, transport, listed: undefined, streams: 0 };
+    session = { server, transport, listed: undefined, streams: 0, ignoresAnnouncements: false };
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.#forget(transport.sessionId);
     };
@@ -209,12 +217,17 @@ export class Endpoint {
     for (const { server } of this.#sessions.values()) void server.sendToolListChanged().catch(() => undefined);
   }
 
-  /** Whether no session that can hear announcements still has a list older than `version`. */
+  /** Whether no session that can hear announcements, and answers them, still has a list older than `version`. */
   #relistedSince(version: number): boolean {
     for (const session of this.#sessions.values()) {
-      if (session.streams > 0 && session.listed !== undefined && session.listed < version) return false;
+      if (!session.ignoresAnnouncements && isStale(session, version)) return false;
     }
     return true;
+  }
+
+  /** The bound passed: every session still stale has shown that it does not re-list. */
+  #markSilent(version: number): void {
+    for (const session of this.#sessions.values()) if (isStale(session, version)) session.ignoresAnnouncements = true;
   }
 
   #recheck(): void {
@@ -235,8 +248,12 @@ export class Endpoint {
       const check = () => {
         if (this.#relistedSince(version)) done();
       };
+      const expired = () => {
+        this.#markSilent(version);
+        done();
+      };
       // Unref'd: a wait must not keep the host process alive.
-      const timer = setTimeout(done, this.#host.relistWaitMs ?? RELIST_WAIT_MS);
+      const timer = setTimeout(expired, this.#host.relistWaitMs ?? RELIST_WAIT_MS);
       timer.unref();
       this.#waiting.add(check);
       signal.addEventListener("abort", done, { once: true });
@@ -244,6 +261,11 @@ export class Endpoint {
       if (signal.aborted || this.closed) done();
     });
   }
+}
+
+/** Whether `session` can hear announcements and has listed a list older than `version`. */
+function isStale(session: Session, version: number): boolean {
+  return session.streams > 0 && session.listed !== undefined && session.listed < version;
 }
 
 function messageOf(error: unknown): string {

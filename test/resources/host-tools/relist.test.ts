@@ -1,20 +1,23 @@
 /**
  * Binding a run whose services change an endpoint's tool list waits until the provider has listed
  * the tools again after the announcement, so the run's prompt never reaches the model before the
- * provider offers the services. The wait is bounded and ends with the run or the endpoint.
+ * provider offers the services. The wait is bounded and ends with the run or the endpoint; a
+ * session that once let the bound pass without re-listing is not waited for again.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { HostToolsEndpoint } from "../../../src/index.js";
 import { resolveHostTools } from "../../../src/agent/host-tool-schemas.js";
+import { RELIST_WAIT_MS } from "../../../src/resources/host-tools/endpoint.js";
 import { LoopbackServer } from "../../../src/resources/host-tools/server.js";
 import type { RunBinding } from "../../../src/resources/host-tools/served-tool.js";
 
 const servers: LoopbackServer[] = [];
 const clients: Client[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -22,14 +25,14 @@ afterEach(async () => {
 /** A bound far beyond any test's timeout: where it is used, only a re-list (or the run, or the endpoint) can end the wait. */
 const NEVER = 10 * 60_000;
 
-function serverWith(relistWaitMs: number): LoopbackServer {
+function serverWith(relistWaitMs?: number): LoopbackServer {
   const server = new LoopbackServer({
     serverName: "host",
     tools: resolveHostTools([{ name: "echo", inputSchema: { type: "object" }, handler: (args: unknown) => args }], "tools"),
     redact: (text) => text,
     addSecret: () => undefined,
     forgetSecret: () => undefined,
-    relistWaitMs,
+    ...(relistWaitMs !== undefined ? { relistWaitMs } : {}),
   });
   servers.push(server);
   return server;
@@ -155,5 +158,79 @@ describe("binding a run that changes the tool list", () => {
     await names(client);
     await endpoint.bind({ runId: "run_8", services: [], signal: new AbortController().signal });
     expect(endpoint.boundRunId).toBe("run_8");
+  });
+});
+
+describe("a session that does not re-list on announcements", () => {
+  /** Resolves at the next announcement `client`'s session hears. */
+  function announcements() {
+    let next: (() => void) | undefined;
+    return {
+      heard: () => next?.(),
+      next: () => new Promise<void>((resolve) => (next = resolve)),
+    };
+  }
+
+  // Only setTimeout is faked: the bound is the only timer the endpoint starts, and it passes when the test says.
+  const fakeBound = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+
+  it("is not waited for once it let an announcement go unanswered until the bound passed", async () => {
+    const { endpoint, view } = await serverWith().open();
+    const silent = announcements();
+    const client = await streamingClient(view, () => silent.heard());
+    await names(client);
+    fakeBound();
+
+    const heard = silent.next();
+    const first = tracked(endpoint.bind(runWithService("run_9")));
+    await heard;
+    await client.ping();
+    expect(first.settled()).toBe(false);
+    vi.advanceTimersByTime(RELIST_WAIT_MS);
+    await first.promise;
+    endpoint.unbind("run_9");
+
+    // The same change again: nothing is waited for, so the binding settles with no time passing.
+    const heardAgain = silent.next();
+    const second = tracked(endpoint.bind(runWithService("run_10")));
+    await heardAgain;
+    await client.ping();
+    expect(second.settled()).toBe(true);
+    expect(endpoint.boundRunId).toBe("run_10");
+  });
+
+  it("leaves a session that re-lists waited for, beside one that does not", async () => {
+    const { endpoint, view } = await serverWith().open();
+    const silent = announcements();
+    const relisting = announcements();
+    const quiet = await streamingClient(view, () => silent.heard());
+    const lister = await streamingClient(view, () => relisting.heard());
+    await names(quiet);
+    await names(lister);
+    fakeBound();
+
+    let heard = Promise.all([silent.next(), relisting.next()]);
+    const first = tracked(endpoint.bind(runWithService("run_11")));
+    await heard;
+    expect(await names(lister)).toEqual(["echo", "svc"]);
+    await quiet.ping();
+    expect(first.settled()).toBe(false);
+    vi.advanceTimersByTime(RELIST_WAIT_MS);
+    await first.promise;
+    heard = Promise.all([silent.next(), relisting.next()]);
+    endpoint.unbind("run_11");
+    await heard;
+
+    // The quiet session is no longer waited for; the one that re-listed still is.
+    heard = Promise.all([silent.next(), relisting.next()]);
+    const second = tracked(endpoint.bind(runWithService("run_12")));
+    await heard;
+    await quiet.ping();
+    await lister.ping();
+    expect(second.settled()).toBe(false);
+    expect(await names(lister)).toEqual(["echo", "svc"]);
+    // Settled by that re-list alone: no time passed for the quiet session.
+    await lister.ping();
+    expect(second.settled()).toBe(true);
   });
 });
