@@ -4,31 +4,21 @@
  * history as they were, and a driver's provider state can then be saved, read and is deleted with
  * its thread.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-
-import type BetterSqlite3 from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 import { sampleTurn } from "../../src/testing/thread-store-history-suite.js";
 import type { ThreadStore } from "../../src/thread/store.js";
-import { POSTGRES_THREAD_SCHEMA_VERSION, postgresThreadStore } from "../../src/thread/stores/postgres.js";
-import { SQLITE_THREAD_SCHEMA_VERSION, sqliteThreadStore } from "../../src/thread/stores/sqlite.js";
+import { POSTGRES_THREAD_SCHEMA_VERSION } from "../../src/thread/stores/postgres.js";
+import { SQLITE_THREAD_SCHEMA_VERSION } from "../../src/thread/stores/sqlite.js";
 import { V1_THREAD } from "./fixtures/schema-v1.js";
 import { postgresSchemaV2, SQLITE_SCHEMA_V2 } from "./fixtures/schema-v2.js";
-import { dropSchemas, PG_REQUIRED, PG_URL, uniqueSchema } from "./helpers.js";
+import { PG_REQUIRED, PG_URL } from "./helpers.js";
+import { migratePostgres, migrateSqlite, useOldDatabases, type OldDatabase } from "./old-database.js";
 
-const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
-const dir = mkdtempSync(join(tmpdir(), "aa-state-migration-"));
-const schemas = new Set<string>();
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (PG_URL !== undefined) await dropSchemas(PG_URL, schemas);
-});
+const scratch = useOldDatabases("state-migration");
 
 const OLD_TURN = sampleTurn("run-old-2");
+const V2: OldDatabase = { sqliteSchema: SQLITE_SCHEMA_V2, postgresSchema: postgresSchemaV2, turns: [OLD_TURN] };
 
 /** The old thread and its history read as they were written; provider state works from here on. */
 async function expectMigratedThread(store: ThreadStore): Promise<void> {
@@ -45,57 +35,12 @@ async function expectMigratedThread(store: ThreadStore): Promise<void> {
 
 describe("provider state on a database of the previous schema", () => {
   it("SQLite: a version 2 database migrates to the current version and keeps its threads and history", async () => {
-    const path = join(dir, "v2.db");
-    const db = new Database(path);
-    db.exec(SQLITE_SCHEMA_V2);
-    db.prepare(
-      `INSERT INTO threads (id, driver, fingerprint, fingerprint_parts, provider_session_id, workspace, checkpoint, metadata, created_at, updated_at)
-       VALUES (@id, @driver, @fingerprint, @fingerprint_parts, @provider_session_id, @workspace, @checkpoint, @metadata, @created_at, @updated_at)`,
-    ).run(V1_THREAD);
-    db.prepare(`INSERT INTO thread_turns (thread_id, turn, run_id, status, body) VALUES (?, 1, ?, ?, ?)`).run(V1_THREAD.id, OLD_TURN.runId, OLD_TURN.status, JSON.stringify(OLD_TURN));
-    db.close();
-
-    const store = sqliteThreadStore(path);
-    try {
-      expect(SQLITE_THREAD_SCHEMA_VERSION).toBe(3);
-      expect(store.schemaVersion).toBe(3);
-      await expectMigratedThread(store);
-    } finally {
-      await store.close();
-    }
-    const check = new Database(path);
-    try {
-      expect(check.pragma("user_version", { simple: true })).toBe(3);
-      expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
-    } finally {
-      check.close();
-    }
+    expect(SQLITE_THREAD_SCHEMA_VERSION).toBe(3);
+    await migrateSqlite(scratch.sqlitePath("v2.db"), V2, expectMigratedThread);
   });
 
   it.skipIf(PG_URL === undefined && !PG_REQUIRED)("PostgreSQL: a version 2 schema migrates to the current version and keeps its threads and history", async () => {
-    const schema = uniqueSchema("aa_state_mig");
-    schemas.add(schema);
-    const pg = (await import("pg")).default;
-    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
-    try {
-      await pool.query(postgresSchemaV2(`"${schema}"`));
-      await pool.query(
-        `INSERT INTO "${schema}".threads (id, driver, fingerprint, fingerprint_parts, provider_session_id, workspace, checkpoint, metadata, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [V1_THREAD.id, V1_THREAD.driver, V1_THREAD.fingerprint, V1_THREAD.fingerprint_parts, V1_THREAD.provider_session_id, V1_THREAD.workspace,
-          V1_THREAD.checkpoint, V1_THREAD.metadata, V1_THREAD.created_at, V1_THREAD.updated_at],
-      );
-      await pool.query(`INSERT INTO "${schema}".thread_turns (thread_id, turn, run_id, status, body) VALUES ($1, 1, $2, $3, $4)`, [V1_THREAD.id, OLD_TURN.runId, OLD_TURN.status, JSON.stringify(OLD_TURN)]);
-    } finally {
-      await pool.end();
-    }
-    const store = await postgresThreadStore({ connectionString: PG_URL!, schema });
-    try {
-      expect(POSTGRES_THREAD_SCHEMA_VERSION).toBe(3);
-      expect(store.schemaVersion).toBe(3);
-      await expectMigratedThread(store);
-    } finally {
-      await store.close();
-    }
+    expect(POSTGRES_THREAD_SCHEMA_VERSION).toBe(3);
+    await migratePostgres(scratch.postgresSchema(), V2, expectMigratedThread);
   });
 });
