@@ -86,6 +86,11 @@ export class AcpConnection extends ProcessConnection {
   );
   /** Inbound request ids → method, to report the SDK refusing a schema-invalid one. */
   readonly #inboundRequests = new Map<string | number, string>();
+  /**
+   * Ids of requests sent and not yet answered. A response to any other id is reported as a
+   * malformed frame here: the SDK would print it, id included, to the host's console.
+   */
+  readonly #outboundRequests = new Set<string | number>();
   /** Woken whenever an answer to an inbound request is written. */
   readonly #answerWritten = new Set<() => void>();
   /** Set by {@link AcpConnection.stopNow}: the shutdown skips the end-of-input wait. */
@@ -325,12 +330,20 @@ export class AcpConnection extends ProcessConnection {
       await this.#malformed.report("malformed_frame");
       return undefined;
     }
+    if (method === undefined && !this.#outboundRequests.delete(message.id as string | number)) {
+      await this.#malformed.report("malformed_frame");
+      return undefined;
+    }
     return message as unknown as acp.AnyMessage;
   }
 
   #outbound(message: acp.AnyMessage): void {
     const m = message as unknown as Json;
-    if ("method" in m || !("id" in m)) return;
+    if ("method" in m) {
+      if (typeof m.id === "string" || typeof m.id === "number") this.#outboundRequests.add(m.id);
+      return;
+    }
+    if (!("id" in m)) return;
     const id = m.id;
     if (typeof id !== "string" && typeof id !== "number") return;
     const method = this.#inboundRequests.get(id);
