@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 
 import { providerStateHandle } from "../../src/agent/provider-state.js";
 import type { Driver, ProviderStateHandle, RewindRequest } from "../../src/driver/types.js";
-import { createAgent, memoryThreadStore, type ThreadStore } from "../../src/index.js";
+import { createAgent, memoryThreadStore, type Agent, type ThreadStore } from "../../src/index.js";
 import { createRedactor } from "../../src/redact/redact.js";
 import { fakeDriver } from "../../src/testing/index.js";
 import { PROVIDER_STATE_MAX_BYTES } from "../../src/thread/store.js";
@@ -19,8 +19,15 @@ interface Doc {
   prompts: string[];
 }
 
-/** The fake driver, keeping the prompts of a thread's runs in its provider state. */
-function statefulDriver(): { driver: Driver; handles: (ProviderStateHandle | undefined)[]; loaded: unknown[]; rewinds: RewindRequest[] } {
+/** The fake driver, keeping the prompts of a thread's runs in its provider state, and what it was handed. */
+interface StatefulDriver {
+  driver: Driver;
+  handles: (ProviderStateHandle | undefined)[];
+  loaded: unknown[];
+  rewinds: RewindRequest[];
+}
+
+function statefulDriver(): StatefulDriver {
   const base = fakeDriver();
   const handles: (ProviderStateHandle | undefined)[] = [];
   const loaded: unknown[] = [];
@@ -47,6 +54,17 @@ function statefulDriver(): { driver: Driver; handles: (ProviderStateHandle | und
 }
 
 const workspace = process.cwd();
+
+/** Runs `body` with an agent over `store` driving a fresh stateful driver, and closes the agent after. */
+async function withStatefulAgent(store: ThreadStore, body: (agent: Agent, stateful: StatefulDriver) => Promise<void>): Promise<void> {
+  const stateful = statefulDriver();
+  const agent = createAgent(stateful.driver, { workspace, threadStore: store });
+  try {
+    await body(agent, stateful);
+  } finally {
+    await agent.close();
+  }
+}
 const state = async (store: ThreadStore, id: string): Promise<unknown> => {
   const text = await store.loadProviderState!(id);
   return text === undefined ? undefined : (JSON.parse(text) as unknown);
@@ -55,10 +73,8 @@ const state = async (store: ThreadStore, id: string): Promise<unknown> => {
 describe("thread-scoped provider state", () => {
   it("is handed to thread runs only, and a later agent over the same store reads what an earlier one saved", async () => {
     const store = memoryThreadStore();
-    const first = statefulDriver();
-    const agent = createAgent(first.driver, { workspace, threadStore: store });
-    let threadId: string;
-    try {
+    let threadId = "";
+    await withStatefulAgent(store, async (agent, first) => {
       await agent.run("plain");
       expect(first.handles).toEqual([undefined]);
       const thread = await agent.startThread();
@@ -66,25 +82,17 @@ describe("thread-scoped provider state", () => {
       await thread.run("one");
       expect(first.handles[1]?.maxBytes).toBe(PROVIDER_STATE_MAX_BYTES);
       expect(first.loaded).toEqual([undefined]);
-    } finally {
-      await agent.close();
-    }
-    const second = statefulDriver();
-    const later = createAgent(second.driver, { workspace, threadStore: store });
-    try {
+    });
+    await withStatefulAgent(store, async (later, second) => {
       await (await later.resumeThread(threadId)).run("two");
       expect(second.loaded).toEqual([{ prompts: ["one"] }]);
       expect(await state(store, threadId)).toEqual({ prompts: ["one", "two"] });
-    } finally {
-      await later.close();
-    }
+    });
   });
 
   it("gives a fork a copy of its parent's state; each goes on alone; deleting a thread deletes its state", async () => {
     const store = memoryThreadStore();
-    const { driver, loaded } = statefulDriver();
-    const agent = createAgent(driver, { workspace, threadStore: store });
-    try {
+    await withStatefulAgent(store, async (agent, { loaded }) => {
       const thread = await agent.startThread();
       await thread.run("base");
       const fork = await thread.fork();
@@ -96,16 +104,12 @@ describe("thread-scoped provider state", () => {
       expect(await state(store, thread.id)).toEqual({ prompts: ["base", "parent"] });
       expect(await store.delete(fork.id)).toBe(true);
       expect(await store.loadProviderState!(fork.id)).toBeUndefined();
-    } finally {
-      await agent.close();
-    }
+    });
   });
 
   it("hands a rewind the thread's state under the rewind's lease", async () => {
     const store = memoryThreadStore();
-    const { driver, rewinds } = statefulDriver();
-    const agent = createAgent(driver, { workspace, threadStore: store });
-    try {
+    await withStatefulAgent(store, async (agent, { rewinds }) => {
       const thread = await agent.startThread();
       await thread.run("one");
       await thread.run("two");
@@ -116,21 +120,15 @@ describe("thread-scoped provider state", () => {
       // The rewind's lease is gone: its handle no longer writes.
       await expect(rewinds[0]!.providerState!.save({ prompts: [] })).rejects.toMatchObject({ code: "lease_lost" });
       expect(await state(store, thread.id)).toEqual({ prompts: ["one"] });
-    } finally {
-      await agent.close();
-    }
+    });
   });
 
   it("is absent over a host's store without the optional methods", async () => {
     const { loadProviderState: _load, saveProviderState: _save, ...rest } = memoryThreadStore();
-    const { driver, handles } = statefulDriver();
-    const agent = createAgent(driver, { workspace, threadStore: rest });
-    try {
+    await withStatefulAgent(rest, async (agent, { handles }) => {
       await (await agent.startThread()).run("one");
       expect(handles).toEqual([undefined]);
-    } finally {
-      await agent.close();
-    }
+    });
   });
 });
 
