@@ -466,6 +466,8 @@ function pause(ms: number, ...signals: AbortSignal[]): Promise<void> {
 /** Open an existing thread, checking compatibility before any process starts. */
 export async function resumeThreadHandle(host: ThreadHost, id: string): Promise<Thread> {
   host.assertOpen();
+  // A number or undefined (a host's lookup gone wrong) is a mistake to name, not a missing thread.
+  if (typeof id !== "string" || id.length === 0) throw new ConfigError(`resumeThread: a thread id is a non-empty string, got ${id === "" ? "an empty one" : typeof id}`);
   const record = await stored(host.store.get(id));
   if (!record) throw new ThreadNotFoundError();
   assertCompatible(host, record);

@@ -152,6 +152,25 @@ describe("threads", () => {
     await agent.close();
   });
 
+  it("startThread refuses options that are not an object, and fork a misspelt key", async () => {
+    const agent = createAgent(fakeDriver(), { workspace: root });
+    await expect(agent.startThread(null as never)).rejects.toThrow(expect.objectContaining({ name: "ConfigError" }));
+    await expect(agent.startThread("t" as never)).rejects.toThrow(expect.objectContaining({ name: "ConfigError" }));
+    const thread = await agent.startThread({ id: "parent" });
+    await thread.run("hello");
+    await expect(thread.fork({ idd: "child" } as never)).rejects.toThrow(named("ConfigError", "idd"));
+    await expect(agent.resumeThread("child")).rejects.toMatchObject({ code: "thread_not_found" });
+    await expect((await thread.fork({ id: "child" })).run("hi")).resolves.toMatchObject({ text: "ok" });
+    await agent.close();
+  });
+
+  it("resumeThread of an id that is not a string, or empty, is a ConfigError", async () => {
+    const agent = createAgent(fakeDriver(), { workspace: root });
+    await expect(agent.resumeThread(42 as never)).rejects.toThrow(expect.objectContaining({ name: "ConfigError" }));
+    await expect(agent.resumeThread("")).rejects.toThrow(expect.objectContaining({ name: "ConfigError" }));
+    await agent.close();
+  });
+
   it("resumeThread of an id never stored is thread_not_found", async () => {
     const agent = createAgent(fakeDriver(), { workspace: root });
     await expect(agent.resumeThread("never-stored")).rejects.toMatchObject({ code: "thread_not_found" });

@@ -133,6 +133,41 @@ describe("cancel at the worst moment", () => {
     await expectNoChildLeft(driver);
   });
 
+  it("break out of a thread's stream and run again at once, without waiting for the first to unwind", async () => {
+    const driver = fakeDriver({ process: true, script });
+    const agent = createAgent(driver, { workspace: root });
+    const thread = await agent.startThread();
+    for await (const event of thread.stream("block")) if (event.type === "message.delta") break;
+    expect((await thread.run("next")).text).toBe("re: next");
+    for await (const event of thread.stream("block")) if (event.type === "message.delta") break;
+    const again = thread.stream("again");
+    const types: string[] = [];
+    for await (const event of again) types.push(event.type);
+    expect(types.filter((type) => type.startsWith("run."))).toEqual(["run.started", "run.completed"]);
+    expect(driver.probe.runs.map((run) => run.prompt)).toEqual(["block", "next", "block", "again"]);
+    await agent.close();
+    await expectNoChildLeft(driver);
+  });
+
+  it("close() while prepare() waits, and a run waiting on it: both settle, nothing left", async () => {
+    const driver = fakeDriver({ process: true, script, prepareBlocks: true, prepare: "ready" });
+    const agent = createAgent(driver, { workspace: root });
+    const prepared = agent.prepare();
+    while (driver.probe.calls.prepare === 0) await new Promise((r) => setTimeout(r, 5));
+    const events: AgentEvent[] = [];
+    const stream = agent.stream("x");
+    const drained = (async () => {
+      for await (const event of stream) events.push(event);
+    })();
+    await Promise.all([agent.close(), agent.close()]);
+    await expect(prepared).rejects.toThrow();
+    await drained;
+    await stream.result.catch(() => undefined);
+    expect(terminals(events).length).toBeLessThanOrEqual(1);
+    if (events.length > 0) expect(terminals(events)).toHaveLength(1);
+    await expectNoChildLeft(driver);
+  });
+
   it("break out of an agent's stream, then run() on the same agent", async () => {
     const driver = fakeDriver({ process: true, script });
     const agent = createAgent(driver, { workspace: root });
