@@ -118,6 +118,10 @@ export function startExecution(
     ...(observer ? { observer } : {}),
   });
   const controller = new AbortController();
+  // Read for every event: a flag is cheaper than the signal's getter.
+  const stop = { stopping: false };
+  controller.signal.addEventListener("abort", () => (stop.stopping = true), { once: true });
+  const stopping = () => stop.stopping;
   let cancelReason: string | undefined;
   const cancel = (reason?: unknown) => {
     if (controller.signal.aborted) return;
@@ -134,7 +138,7 @@ export function startExecution(
 
   // The bridge is made as the run starts; the stream answers through it and tells it who reads.
   const link: BridgeLink = { streamed: () => !isDrainedByRun(stream) };
-  const result = runToTerminal(context, timeline, prompt, options, controller, () => cancelReason, thread, link).finally(() => {
+  const result = runToTerminal(context, timeline, prompt, options, { controller, stopping }, () => cancelReason, thread, link).finally(() => {
     signal?.removeEventListener("abort", onCallerAbort);
     untrack();
     settle();
@@ -147,7 +151,7 @@ export function startExecution(
     ended: () => timeline.ended,
     redactor: () => context.redactor,
   });
-  const stream = new RunStreamImpl({ timeline, result, settled, cancel, input, answers: link.bridge!, stopping: () => controller.signal.aborted });
+  const stream = new RunStreamImpl({ timeline, result, settled, cancel, input, answers: link.bridge!, stopping });
   return stream;
 }
 
@@ -192,11 +196,12 @@ async function runToTerminal(
   timeline: RunTimeline,
   prompt: string,
   options: EffectiveCallOptions,
-  controller: AbortController,
+  stop: { controller: AbortController; stopping: () => boolean },
   cancelReason: () => string | undefined,
   thread: ThreadRunHooks | undefined,
   link: BridgeLink,
 ): Promise<Result> {
+  const { controller } = stop;
   const startedAt = Date.now();
   const failFatally = (failure: unknown) => {
     scope.fatal ??= failure;
@@ -215,7 +220,7 @@ async function runToTerminal(
     },
     onTerminal: () => deadline.dispose(),
     bound: thread ? (providerSessionId) => thread.bound(providerSessionId) : undefined,
-    stopping: () => controller.signal.aborted,
+    stopping: stop.stopping,
   });
   const bridge = createHostBridge({
     timeline,

@@ -6,12 +6,16 @@
  */
 import type { Driver, ModelDefaults, ResolvedResources } from "../driver/types.js";
 import { ConfigError } from "../errors/index.js";
-import { signatureOf } from "../driver/signature.js";
+import { canonicalJson } from "../driver/signature.js";
+import { createHash } from "node:crypto";
 import type { JsonSchema } from "../driver/vocabulary.js";
 import type { EffectiveCallOptions } from "./execute.js";
 import type { CallDefaults, CallOptions } from "./options.js";
 import { resolveOutput, type ResolvedOutput } from "./structured/resolve.js";
 import type { OutputOption } from "./structured/types.js";
+
+/** Call options that `effective` does not copy over the defaults as they are. */
+const NOT_MERGED: ReadonlySet<string> = new Set(["signal", "output", "outputSchema", "services"]);
 
 export class CallSettings {
   readonly #driver: Driver;
@@ -24,6 +28,8 @@ export class CallSettings {
   readonly #handlers: Pick<CallDefaults, "onApproval" | "onUserInput">;
   /** The driver config's model and effort, below the agent's defaults and the call's options. */
   readonly #driverDefaults: ModelDefaults;
+  /** The signature's canonical JSON around the call's part, for the driver config fingerprint it was made with. */
+  #fixed: { fingerprint: unknown; head: string; tail: string } | undefined;
 
   constructor(driver: Driver, driverId: string, workspace: string, resources: ResolvedResources, defaults: CallDefaults | undefined) {
     this.#driver = driver;
@@ -40,23 +46,26 @@ export class CallSettings {
 
   /** The call's settings over the defaults, copied now: the caller may reuse its arrays and objects. */
   effective(call: CallOptions = {}): EffectiveCallOptions {
-    // Services are resolved by the agent (their schemas and handlers are not data to copy).
-    const { signal: _signal, output, outputSchema, services: _services, ...rest } = call;
     const defaults = this.#defaults;
-    const merged: EffectiveCallOptions = { ...defaults, ...this.#handlers, ...rest, policy: { ...defaults.policy, ...rest.policy } };
-    if (rest.inputs !== undefined) merged.inputs = [...rest.inputs];
-    if (rest.metadata !== undefined) merged.metadata = { ...rest.metadata };
-    if (rest.traceContext !== undefined) merged.traceContext = { ...rest.traceContext };
-    if (defaults.watchdogs !== undefined || rest.watchdogs !== undefined) merged.watchdogs = { ...defaults.watchdogs, ...rest.watchdogs };
+    const merged: Record<string, unknown> = { ...defaults, ...this.#handlers };
+    // The call's own keys over them, as a spread would, but for those resolved elsewhere: services
+    // by the agent (their schemas and handlers are not data to copy), output just below.
+    for (const key in call) if (!NOT_MERGED.has(key) && Object.hasOwn(call, key)) merged[key] = call[key as keyof CallOptions];
+    const given = call as Omit<CallOptions, "signal" | "output" | "outputSchema" | "services">;
+    merged.policy = { ...defaults.policy, ...given.policy };
+    if (given.inputs !== undefined) merged.inputs = [...given.inputs];
+    if (given.metadata !== undefined) merged.metadata = { ...given.metadata };
+    if (given.traceContext !== undefined) merged.traceContext = { ...given.traceContext };
+    if (defaults.watchdogs !== undefined || given.watchdogs !== undefined) merged.watchdogs = { ...defaults.watchdogs, ...given.watchdogs };
     // The call's output (or its deprecated outputSchema) replaces the default's.
-    const resolved = output !== undefined || outputSchema !== undefined ? outputOf(output, outputSchema) : this.#output;
+    const resolved = call.output !== undefined || call.outputSchema !== undefined ? outputOf(call.output, call.outputSchema) : this.#output;
     if (resolved !== undefined) merged.output = resolved;
     merged.model ??= this.#driverDefaults.model;
     merged.effort ??= this.#driverDefaults.effort;
-    for (const key of Object.keys(merged) as (keyof EffectiveCallOptions)[]) {
-      if (merged[key] === undefined) delete merged[key];
-    }
-    return merged;
+    // Keys holding undefined left out (copied into a new object: deleting keys is slow, and leaves a slow object).
+    const effective: Record<string, unknown> = {};
+    for (const key in merged) if (merged[key] !== undefined) effective[key] = merged[key];
+    return effective as EffectiveCallOptions;
   }
 
   /** The driver config's model and effort (strings only), as core folds them. */
@@ -64,17 +73,25 @@ export class CallSettings {
     return { ...this.#driverDefaults };
   }
 
-  /** Everything that affects whether a provider process can be reused. */
+  /**
+   * Everything that affects whether a provider process can be reused: `signatureOf` of
+   * `{ driver, driverConfig, workspace, resources, model, effort, policy }`. Its canonical JSON
+   * is put together here from parts encoded once per agent (and per driver config fingerprint),
+   * in the same sorted key order, so only the call's model, effort and policy are encoded per run.
+   */
   signature(call: EffectiveCallOptions): string {
-    return signatureOf({
-      driver: this.#driverId,
-      driverConfig: this.#driver.fingerprint?.() ?? null,
-      workspace: this.#workspace,
-      resources: this.#resources,
-      model: call.model,
-      effort: call.effort,
-      policy: call.policy,
-    });
+    const fingerprint = this.#driver.fingerprint?.() ?? null;
+    let fixed = this.#fixed;
+    if (fixed === undefined || fixed.fingerprint !== fingerprint) {
+      fixed = this.#fixed = {
+        fingerprint,
+        head: `{"driver":${canonicalJson(this.#driverId)},"driverConfig":${canonicalJson(fingerprint)},`,
+        tail: `,"resources":${canonicalJson(this.#resources)},"workspace":${canonicalJson(this.#workspace)}}`,
+      };
+    }
+    const effort = call.effort === undefined ? "" : `"effort":${canonicalJson(call.effort)},`;
+    const model = call.model === undefined ? "" : `"model":${canonicalJson(call.model)},`;
+    return createHash("sha256").update(`${fixed.head}${effort}${model}"policy":${canonicalJson(call.policy)}${fixed.tail}`).digest("hex");
   }
 }
 

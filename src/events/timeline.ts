@@ -6,7 +6,7 @@ import { EventBuffer, isDeltaEvent, type DeltaEvent, type OverflowPolicy } from 
 import { eventClock } from "./clock.js";
 import { TextAccumulator } from "./text-accumulator.js";
 import type { AgentEvent, EventOf, EventPayloads, EventType, Provenance, TerminalEvent } from "./types.js";
-import { toWireData } from "./wire.js";
+import { copyWireData, toWireData } from "./wire.js";
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -113,7 +113,7 @@ export class RunTimeline {
     this.#nextSeq++;
     this.#terminal = event as TerminalEvent;
     this.#closeDelta();
-    this.#transcript.push(structuredClone(event) as AgentEvent);
+    this.#transcript.push(copyWireData(event) as AgentEvent);
     if (this.#observer !== undefined) this.#notify(event as AgentEvent);
     this.buffer.pushNow(event as AgentEvent);
     this.buffer.close();
@@ -122,7 +122,7 @@ export class RunTimeline {
 
   transcript(): AgentEvent[] {
     if (this.#openDelta) this.#openDelta.entry.text = this.#openDelta.text.toString();
-    return this.#transcript.map((event) => structuredClone(event));
+    return this.#transcript.map((event) => copyWireData(event));
   }
 
   /** The consumer is gone: drop queued events and unblock the producer. */
@@ -174,8 +174,8 @@ export class RunTimeline {
       this.#assistantText = new TextAccumulator(event.text);
     }
     this.#closeDelta();
-    // A private copy: the host may mutate the event object it receives.
-    this.#transcript.push(structuredClone(event));
+    // A private copy: the host may mutate the event object it receives (stamped events are wire data).
+    this.#transcript.push(copyWireData(event));
     if (this.#observer !== undefined) this.#notify(event);
   }
 

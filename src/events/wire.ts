@@ -102,3 +102,25 @@ function viaJson(value: object): unknown {
     return null;
   }
 }
+
+/**
+ * A deep copy of wire data (what {@link toWireData} returns): plain objects, arrays and JSON
+ * primitives. Much cheaper than `structuredClone` for the small objects events are.
+ */
+export function copyWireData<T>(value: T): T {
+  return copy(value, 0) as T;
+}
+
+function copy(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  // Wire data is never this deep (toWireData cuts it at MAX_DEPTH): not wire data, copied as such.
+  if (depth >= MAX_DEPTH) return structuredClone(value);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copy(value[i], depth + 1);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) define(out, key, copy((value as Record<string, unknown>)[key], depth + 1));
+  return out;
+}

@@ -8,9 +8,32 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
 import type { AgentEvent, DriverEvent } from "../../src/events/types.js";
 import { EVENTS_SCHEMA_VERSION } from "../../src/events/types.js";
-import { toWireData } from "../../src/events/wire.js";
+import { copyWireData, toWireData } from "../../src/events/wire.js";
 import { fakeDriver } from "../../src/testing/index.js";
 import { assertWireEvents } from "../../src/testing/wire-events.js";
+
+describe("copyWireData", () => {
+  it("copies wire data deeply: equal, sharing no object with the original", () => {
+    fc.assert(
+      fc.property(fc.json().map((text) => JSON.parse(text) as unknown), (value) => {
+        const copied = copyWireData(value);
+        expect(copied).toEqual(value);
+        const objects = (v: unknown, into: Set<unknown>): Set<unknown> => {
+          if (typeof v === "object" && v !== null) {
+            into.add(v);
+            for (const item of Object.values(v)) objects(item, into);
+          }
+          return into;
+        };
+        const originals = objects(value, new Set());
+        for (const object of objects(copied, new Set())) expect(originals.has(object)).toBe(false);
+      }),
+    );
+    const copied = copyWireData(JSON.parse('{"__proto__":{"polluted":true},"a":[1,{"b":null}]}') as Record<string, unknown>);
+    expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
+    expect(Object.keys(copied)).toEqual(["__proto__", "a"]);
+  });
+});
 
 describe("toWireData", () => {
   it("equals the JSON round trip of any value JSON can write", () => {
