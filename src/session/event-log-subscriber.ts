@@ -2,7 +2,8 @@
  * One subscriber of a session's event log: replays (pulled page by page, so it holds at most one
  * page), then switches to live delivery at the head of the log — synchronously, so no event falls
  * between the two — and from then on holds at most `bufferSize` undelivered events before it is
- * dropped with `SubscriberTooSlowError`.
+ * dropped with `SubscriberTooSlowError`. In batch mode each step hands the consumer everything
+ * queued at once (a store page, the unstored tail, or a turn's appends): one promise per burst.
  */
 import { AdaptorError, StoreError, SubscriberTooSlowError } from "../errors/index.js";
 import type { SessionEvent } from "./types.js";
@@ -21,8 +22,21 @@ export interface LogView {
   read(after: number, limit: number): Promise<SessionEvent[]>;
   pageSize: number;
   /** Registers the subscriber with the log for its current phase. */
-  setMode(subscriber: SubscriberQueue, mode: "replaying" | "live" | "ended"): void;
+  setMode(subscriber: Subscriber, mode: "replaying" | "live" | "ended"): void;
+  /** Whether a wake-up of the live subscribers is due at the end of this turn. */
+  wakePending(): boolean;
 }
+
+/** What the log calls on a subscriber. */
+export interface Subscriber {
+  push(entry: SessionEvent): void;
+  wake(): void;
+  finish(): void;
+  end(): void;
+}
+
+/** What one step hands the consumer: an event, or (batch mode) every event queued, oldest first. */
+export type Delivery = SessionEvent | readonly SessionEvent[];
 
 /** See {@link SubscriberQueue.push}: how large a burst grows before a waiting consumer is woken. */
 const WAKE_BATCH = 256;
@@ -33,7 +47,7 @@ function toAdaptorError(error: unknown): AdaptorError {
   return AdaptorError.is(error) ? error : new StoreError("store_failed", "reading the session's event log failed", { cause: error });
 }
 
-export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
+export class SubscriberQueue<T extends Delivery = SessionEvent> implements AsyncIterableIterator<T>, Subscriber {
   private mode: "idle" | "replaying" | "live" | "ended" = "idle";
   /** The seq of the newest event taken into this subscriber (queued or delivered). */
   private fetched: number;
@@ -42,7 +56,7 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
   private queue: SessionEvent[] = [];
   private qhead = 0;
   private error: AdaptorError | undefined;
-  private waiter: ((result: IteratorResult<SessionEvent>) => void) | undefined;
+  private waiter: ((result: IteratorResult<T>) => void) | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   /** `next()` calls not yet settled. */
   private outstanding = 0;
@@ -55,6 +69,7 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     private readonly bufferSize: number,
     private readonly signal: AbortSignal | undefined,
     private readonly view: LogView,
+    private readonly batch: boolean,
   ) {
     this.fetched = after;
     this.delivered = after;
@@ -68,13 +83,18 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     return this;
   }
 
-  next(): Promise<IteratorResult<SessionEvent>> {
+  next(): Promise<IteratorResult<T>> {
     if (this.outstanding === 0) {
-      // The hot path of a consumer that keeps up: no chaining, no async step.
-      if (this.qhead < this.queue.length) return Promise.resolve(this.take());
+      // The hot path of a consumer that keeps up: no chaining, no async step. In batch mode a
+      // consumer asking mid-burst waits for the burst's wake-up instead of taking a few events:
+      // its continuations interleave with the producer's, so it would otherwise get tiny batches.
+      const queued = this.queue.length - this.qhead;
+      if (queued > 0 && !(this.batch && this.mode === "live" && queued < this.wakeBatch && this.view.wakePending())) {
+        return Promise.resolve(this.take());
+      }
       if (this.mode === "live" && this.error === undefined) {
         this.outstanding = 1;
-        const waiting = new Promise<IteratorResult<SessionEvent>>((resolve) => {
+        const waiting = new Promise<IteratorResult<T>>((resolve) => {
           this.waiter = (result) => {
             this.outstanding -= 1;
             resolve(result);
@@ -94,7 +114,7 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     return step;
   }
 
-  async return(): Promise<IteratorResult<SessionEvent>> {
+  async return(): Promise<IteratorResult<T>> {
     this.end();
     return DONE;
   }
@@ -155,7 +175,7 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     if (mode === "ended") this.signal?.removeEventListener("abort", this.onAbort);
   }
 
-  private async step(): Promise<IteratorResult<SessionEvent>> {
+  private async step(): Promise<IteratorResult<T>> {
     for (;;) {
       if (this.qhead < this.queue.length) return this.take();
       if (this.error !== undefined) {
@@ -174,7 +194,15 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
     }
   }
 
-  private take(): IteratorResult<SessionEvent> {
+  private take(): IteratorResult<T> {
+    if (this.batch) {
+      // The queue is the consumer's from here on: handed over whole, not copied, when nothing of it was taken yet.
+      const all = this.qhead === 0 ? this.queue : this.queue.slice(this.qhead);
+      this.queue = [];
+      this.qhead = 0;
+      this.delivered = all[all.length - 1]!.seq;
+      return { done: false, value: all as unknown as T };
+    }
     const value = this.queue[this.qhead++]!;
     if (this.qhead === this.queue.length) {
       this.queue = [];
@@ -184,7 +212,7 @@ export class SubscriberQueue implements AsyncIterableIterator<SessionEvent> {
       this.qhead = 0;
     }
     this.delivered = value.seq;
-    return { done: false, value };
+    return { done: false, value: value as T };
   }
 
   /** One replay step: go live at the head, else load the next page from memory or the store. */

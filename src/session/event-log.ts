@@ -7,7 +7,10 @@
  *   per store call) is one `appendEvents`, so the producer never waits for the store. For a store
  *   that takes encoded batches (SQLite) each turn's events are encoded at the end of the turn
  *   (even while a write is in flight) and the log holds that compact text, not the events, until
- *   the store has it; everything encoded meanwhile goes to the store in one call.
+ *   the store has it; everything encoded meanwhile goes to the store in one call. Such a store is
+ *   handed the text at most every `HOLD_MS` while nobody awaits `flush()` (at once when someone
+ *   does, or when `HOLD_EVENTS` are waiting): each hand-off to its writer thread costs the event
+ *   loop tens of µs, so a busy run's turns go together.
  * - `flush()` resolves once everything appended before it is durable; it rejects with the typed
  *   store failure (`StoreError`, `LeaseLostError`, …) when a write fails.
  * - A write failure is also logged as a `session.error` notice (delivered live at once; stored
@@ -26,7 +29,7 @@
 import { AdaptorError, ConfigError, StoreError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
 import type { SessionEvent, SessionNotice, SessionStore } from "./types.js";
-import { SubscriberQueue } from "./event-log-subscriber.js";
+import { SubscriberQueue, type Delivery, type Subscriber } from "./event-log-subscriber.js";
 import { appendEncoded, decodeBatch, encodeBatch, takesEncoded, type EncodedAppendStore, type EncodedBatch } from "./event-runs.js";
 
 export interface EventLogRetention {
@@ -70,6 +73,13 @@ export interface SubscribeOptions {
   signal?: AbortSignal;
   /** This subscriber's bound on undelivered live events (default: the log's `bufferSize`). */
   bufferSize?: number;
+  /**
+   * Deliver arrays of events instead of one event at a time: each step yields everything queued
+   * for this subscriber (a replayed page, or the events appended since its last step), oldest
+   * first, never empty. The same events in the same order as one at a time, for one promise per
+   * burst instead of one per event. The arrays are the consumer's; the entries are shared and frozen.
+   */
+  batch?: boolean;
 }
 
 /** The durable, sequenced, fanned-out event log of one session. */
@@ -92,7 +102,10 @@ export interface EventLog {
   /** Resolves when every event appended before the call is durable; rejects with the store failure otherwise. */
   flush(): Promise<void>;
   /** Replay from `after`, then the live tail; see the module comment for the guarantees. */
-  subscribe(options?: SubscribeOptions): AsyncIterable<SessionEvent>;
+  subscribe(options?: SubscribeOptions & { batch?: false }): AsyncIterable<SessionEvent>;
+  /** The same, delivered in bursts (see {@link SubscribeOptions.batch}). */
+  subscribe(options: SubscribeOptions & { batch: true }): AsyncIterable<readonly SessionEvent[]>;
+  subscribe(options?: SubscribeOptions): AsyncIterable<SessionEvent> | AsyncIterable<readonly SessionEvent[]>;
   /** Apply the retention now; resolves with how many events the store dropped. */
   trim(): Promise<number>;
   /**
@@ -119,6 +132,10 @@ const RETRY_BASE_MS = 50;
 const RETRY_MAX_MS = 5_000;
 /** Consecutive failed attempts of one batch before a retryable failure breaks the log. */
 const RETRY_LIMIT = 12;
+/** How long encoded batches wait for more before they go to the store while no `flush()` waits, ms. */
+const HOLD_MS = 10;
+/** Encoded events that go to the store at once, held or not. */
+const HOLD_EVENTS = 10_000;
 
 function positiveInteger(value: number | undefined, fallback: number, what: string): number {
   if (value === undefined) return fallback;
@@ -176,14 +193,22 @@ class SessionEventLog implements EventLog {
   private writing = false;
   private scheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** While set, encoded batches wait for it (see `HOLD_MS`); `holdDue` once it fired. */
+  private holdTimer: NodeJS.Timeout | undefined;
+  private holdDue = false;
+  private readonly holdOver = (): void => {
+    this.holdTimer = undefined;
+    this.holdDue = true;
+    void this.drain();
+  };
   private attempts = 0;
   private broken: AdaptorError | undefined;
   private failing = false;
   private waiters: FlushWaiter[] = [];
   private closed = false;
 
-  private readonly live = new Set<SubscriberQueue>();
-  private readonly replaying = new Set<SubscriberQueue>();
+  private readonly live = new Set<Subscriber>();
+  private readonly replaying = new Set<Subscriber>();
 
   /** A wake-up of the live subscribers is scheduled for the end of this turn. */
   private waking = false;
@@ -261,13 +286,17 @@ class SessionEventLog implements EventLog {
     });
   }
 
-  subscribe(options: SubscribeOptions = {}): AsyncIterable<SessionEvent> {
+  subscribe(options?: SubscribeOptions & { batch?: false }): AsyncIterable<SessionEvent>;
+  subscribe(options: SubscribeOptions & { batch: true }): AsyncIterable<readonly SessionEvent[]>;
+  subscribe(options?: SubscribeOptions): AsyncIterable<SessionEvent> | AsyncIterable<readonly SessionEvent[]>;
+  subscribe(options: SubscribeOptions = {}): AsyncIterable<Delivery> {
     const after = options.after ?? 0;
     if (!Number.isSafeInteger(after) || after < 0) throw new ConfigError("event log: after must be a non-negative integer (a seq)");
     const bufferSize = positiveInteger(options.bufferSize, this.bufferSize, "bufferSize");
+    const batch = options.batch === true;
     return {
       [Symbol.asyncIterator]: () =>
-        new SubscriberQueue(after, bufferSize, options.signal, {
+        new SubscriberQueue<Delivery>(after, bufferSize, options.signal, {
           head: () => this.last,
           durable: () => this.durable,
           failure: () => this.broken,
@@ -275,7 +304,8 @@ class SessionEventLog implements EventLog {
           read: (seq, limit) => this.store.readEvents(this.sessionId, { after: seq, limit }),
           pageSize: this.pageSize,
           setMode: (subscriber, mode) => this.setMode(subscriber, mode),
-        }),
+          wakePending: () => this.waking,
+        }, batch),
     };
   }
 
@@ -298,6 +328,7 @@ class SessionEventLog implements EventLog {
     this.closed = true;
     if (this.retentionTimer !== undefined) clearInterval(this.retentionTimer);
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
     for (const subscriber of [...this.live]) subscriber.finish();
     for (const subscriber of [...this.replaying]) subscriber.end();
     this.live.clear();
@@ -345,6 +376,7 @@ class SessionEventLog implements EventLog {
     try {
       while (this.broken === undefined && (this.sending !== undefined || this.encoded.length > 0 || this.head < this.unstored.length)) {
         // A batch whose write failed and is retried is sent again as it was.
+        if (this.sending === undefined && this.hold()) return;
         const sending = this.sending ?? this.nextBatch();
         if (sending === undefined) return;
         try {
@@ -361,6 +393,20 @@ class SessionEventLog implements EventLog {
     } finally {
       this.writing = false;
     }
+  }
+
+  /** Whether the encoded batches wait a little longer for more (see `HOLD_MS`); starts the wait. */
+  private hold(): boolean {
+    const hold =
+      this.encodedStore !== undefined && !this.holdDue && this.waiters.length === 0 && !this.closed && this.encodedCount + this.unstored.length - this.head < HOLD_EVENTS;
+    if (hold) {
+      this.holdTimer ??= setTimeout(this.holdOver, HOLD_MS);
+      return true;
+    }
+    this.holdDue = false;
+    if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    return false;
   }
 
   /** Makes the next batch (everything encoded, or up to `maxBatch` events) the one in the store's hands. */
@@ -470,7 +516,7 @@ class SessionEventLog implements EventLog {
     return out.length === 0 ? this.unstored.slice(from, from + rest) : out.concat(this.unstored.slice(from, from + rest));
   }
 
-  private setMode(subscriber: SubscriberQueue, mode: "replaying" | "live" | "ended"): void {
+  private setMode(subscriber: Subscriber, mode: "replaying" | "live" | "ended"): void {
     this.replaying.delete(subscriber);
     this.live.delete(subscriber);
     if (this.closed && mode !== "ended") {

@@ -168,7 +168,9 @@ export class SessionImpl implements Session {
     return status;
   }
 
-  events(options: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<SessionEvent> {
+  events(options?: { after?: number; signal?: AbortSignal; batch?: false }): AsyncIterable<SessionEvent>;
+  events(options: { after?: number; signal?: AbortSignal; batch: true }): AsyncIterable<readonly SessionEvent[]>;
+  events(options: { after?: number; signal?: AbortSignal; batch?: boolean } = {}): AsyncIterable<SessionEvent> | AsyncIterable<readonly SessionEvent[]> {
     return this.#log.subscribe(options);
   }
 

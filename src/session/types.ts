@@ -137,7 +137,13 @@ export interface Session extends AsyncDisposable {
   /** Decline a pending question of the run in flight. */
   decline(requestId: string): void;
   /** Replay from `after` (exclusive; default 0 = everything kept), then the live tail. */
-  events(options?: { after?: number; signal?: AbortSignal }): AsyncIterable<SessionEvent>;
+  events(options?: { after?: number; signal?: AbortSignal; batch?: false }): AsyncIterable<SessionEvent>;
+  /**
+   * The same events in the same order, delivered in bursts: each step yields every event queued
+   * for this reader (a replayed page, or what was logged since its last step), never an empty
+   * array — one promise per burst instead of one per event, for a viewer that writes them out together.
+   */
+  events(options: { after?: number; signal?: AbortSignal; batch: true }): AsyncIterable<readonly SessionEvent[]>;
   /** Stop driving the session in this process (the record stays); runs in flight are cancelled. */
   close(): Promise<void>;
 }

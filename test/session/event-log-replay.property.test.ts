@@ -3,7 +3,8 @@
  * there — every event after its `after`, once, in order, equal to what was appended — however its
  * replay (store pages, then unstored events, then live) interleaves with appends, batched writes
  * and flushes. Random schedules on the memory store and on SQLite, with small pages and batches so
- * every handoff is crossed many times.
+ * every handoff is crossed many times. Subscribers reading in bursts (`batch: true`) get non-empty
+ * arrays whose concatenation is that same stream.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,14 +26,14 @@ type Op =
   | { kind: "append"; count: number }
   | { kind: "tick" }
   | { kind: "flush" }
-  | { kind: "subscribe"; offset: number }
+  | { kind: "subscribe"; offset: number; batch: boolean }
   | { kind: "pull"; subscriber: number; count: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("append" as const), count: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("tick" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("flush" as const) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("subscribe" as const), offset: fc.integer({ min: -3, max: 200 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("subscribe" as const), offset: fc.integer({ min: -3, max: 200 }), batch: fc.boolean() }) },
   {
     weight: 3,
     arbitrary: fc.record({ kind: fc.constant("pull" as const), subscriber: fc.nat({ max: 7 }), count: fc.integer({ min: 1, max: 60 }) }),
@@ -46,6 +47,14 @@ interface Sub {
   pulls: Promise<IteratorResult<SessionEvent>>[];
 }
 
+/** A subscriber reading in bursts: one pull at a time, each answered with however many events are at hand. */
+interface BatchSub {
+  after: number;
+  iterator: AsyncIterator<readonly SessionEvent[]>;
+  got: SessionEvent[];
+  pull: Promise<void> | undefined;
+}
+
 /** Runs one schedule; returns each subscriber's `after` and what it received, and everything appended. */
 async function runSchedule(store: SessionStore, ops: Op[]): Promise<{ appended: SessionEvent[]; subs: { after: number; got: SessionEvent[] }[] }> {
   const record = newSessionRecord();
@@ -54,6 +63,18 @@ async function runSchedule(store: SessionStore, ops: Op[]): Promise<{ appended: 
   const log = await openEventLog({ store, sessionId: record.id, owner: "host", maxBatch: 5, pageSize: 7, bufferSize: 100_000 });
   const appended: SessionEvent[] = [];
   const subs: Sub[] = [];
+  const batchSubs: BatchSub[] = [];
+  // A pull is made only while an event it has not got exists, so it cannot wait forever.
+  const pullBatch = (sub: BatchSub): Promise<void> | undefined => {
+    if (sub.pull !== undefined || sub.after + sub.got.length >= log.lastSeq) return sub.pull;
+    sub.pull = sub.iterator.next().then((result) => {
+      expect(result.done).toBe(false);
+      expect(result.value!.length).toBeGreaterThan(0);
+      sub.got.push(...result.value!);
+      sub.pull = undefined;
+    });
+    return sub.pull;
+  };
   // Requests never exceed what has been appended, so no pull can wait for an event that never comes.
   const request = (sub: Sub, count: number): void => {
     const open = Math.min(count, log.lastSeq - sub.after - sub.requested);
@@ -69,9 +90,11 @@ async function runSchedule(store: SessionStore, ops: Op[]): Promise<{ appended: 
       await log.flush();
     } else if (step.kind === "subscribe") {
       const after = Math.max(0, Math.min(log.lastSeq, log.lastSeq - step.offset));
-      subs.push({ after, iterator: log.subscribe({ after })[Symbol.asyncIterator](), requested: 0, pulls: [] });
-    } else if (subs.length > 0) {
-      request(subs[step.subscriber % subs.length]!, step.count);
+      if (step.batch) batchSubs.push({ after, iterator: log.subscribe({ after, batch: true })[Symbol.asyncIterator](), got: [], pull: undefined });
+      else subs.push({ after, iterator: log.subscribe({ after })[Symbol.asyncIterator](), requested: 0, pulls: [] });
+    } else {
+      if (subs.length > 0) request(subs[step.subscriber % subs.length]!, step.count);
+      if (batchSubs.length > 0) void pullBatch(batchSubs[step.subscriber % batchSubs.length]!);
     }
   }
   const results = [];
@@ -88,6 +111,18 @@ async function runSchedule(store: SessionStore, ops: Op[]): Promise<{ appended: 
       return r.value as SessionEvent;
     });
     results.push({ after: sub.after, got });
+  }
+  for (const sub of batchSubs) {
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`a batch subscriber after ${sub.after} stalled before receiving every event`)), 10_000);
+    });
+    try {
+      for (let pull = pullBatch(sub); pull !== undefined; pull = pullBatch(sub)) await Promise.race([pull, stalled]);
+    } finally {
+      clearTimeout(timer);
+    }
+    results.push({ after: sub.after, got: sub.got });
   }
   await log.close();
   return { appended, subs: results };

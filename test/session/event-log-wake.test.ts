@@ -1,7 +1,8 @@
 /**
  * Live delivery in batches: a waiting subscriber is woken once per turn of appends (or when a
  * burst reaches a quarter of its bound), never dropped for a burst it was waiting through, and
- * closing the log hands it what was already queued before ending its iteration.
+ * closing the log hands it what was already queued before ending its iteration. Read in bursts
+ * (`batch: true`), a turn's appends arrive as one array.
  */
 import { describe, expect, it } from "vitest";
 
@@ -70,6 +71,45 @@ describe("event log: batched live delivery", () => {
     // Whatever it was handed before the drop is contiguous from the start; the drop names where to resume.
     expect(drained).toEqual(drained.map((_, i) => i + 2));
     expect((error as SubscriberTooSlowError).lastSeq).toBe(1 + drained.length);
+    await log.close();
+  });
+
+  it("a subscriber reading in bursts gets a turn's appends in arrays of a quarter of its bound, all in order", async () => {
+    const log = await ownedLog(memorySessionStore(), 400);
+    const sizes: number[] = [];
+    const seqs: number[] = [];
+    const reading = (async () => {
+      for await (const batch of log.subscribe({ batch: true })) {
+        sizes.push(batch.length);
+        for (const entry of batch) seqs.push(entry.seq);
+        if (seqs.length >= 500) return;
+      }
+    })();
+    await tick();
+    const appended: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      appended.push(log.append(note(i)).seq);
+      // The reader's continuations run between these appends, as they do between a run's events.
+      await Promise.resolve();
+      if (i % 250 === 249) await tick();
+    }
+    await reading;
+    expect(seqs).toEqual(appended);
+    // Per turn of 250 appends: woken at 100 twice, then the rest at the turn's end — not one array per event.
+    expect(sizes).toEqual([100, 100, 50, 100, 100, 50]);
+    await log.close();
+  });
+
+  it("a subscriber reading in bursts that stops reading is dropped past its bound", async () => {
+    const log = await ownedLog(memorySessionStore(), 40);
+    const iterator = log.subscribe({ batch: true })[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await tick();
+    for (let i = 0; i < 100; i++) log.append(note(i));
+    // Woken at a quarter of its bound with what it had by then; the rest overflows while it does not read.
+    expect((await first).value?.map((entry) => entry.seq)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    await tick();
+    await expect(iterator.next()).rejects.toBeInstanceOf(SubscriberTooSlowError);
     await log.close();
   });
 
