@@ -84,7 +84,8 @@ const MAX_RESUBSCRIBE_DELAY_MS = 1000;
 export async function trackPending(session: Session, pending: PendingRequests, signal: AbortSignal): Promise<void> {
   for (let failures = 0; !signal.aborted; failures++) {
     try {
-      for await (const entry of session.events({ after: pending.seen, signal })) pending.observe(entry);
+      // In bursts: this reader follows every event of every session the server drives.
+      for await (const batch of session.events({ after: pending.seen, signal, batch: true })) for (const entry of batch) pending.observe(entry);
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RESUBSCRIBE_DELAY_MS, 50 * 2 ** failures)).unref());

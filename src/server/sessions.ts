@@ -169,12 +169,17 @@ export class SessionHub {
     return { events: (options) => this.#watched(live, options ?? {}) };
   }
 
-  async *#watched(live: LiveSession, options: { after?: number; signal?: AbortSignal }): AsyncGenerator<SessionEvent> {
+  /** In bursts, as the session delivers them (the event stream writes each burst at once). */
+  async *#watched(live: LiveSession, options: { after?: number; signal?: AbortSignal }): AsyncGenerator<readonly SessionEvent[]> {
     live.viewers++;
     try {
-      for await (const entry of live.session.events(options)) {
-        yield entry;
-        if (entry.event.type === "session.state" && entry.event.state === "archived") return;
+      for await (const batch of live.session.events({ ...options, batch: true })) {
+        const end = batch.findIndex((entry) => entry.event.type === "session.state" && entry.event.state === "archived");
+        if (end >= 0) {
+          yield batch.slice(0, end + 1);
+          return;
+        }
+        yield batch;
       }
     } finally {
       live.viewers--;
@@ -182,10 +187,10 @@ export class SessionHub {
     }
   }
 
-  async *#storedLog(id: string, after: number): AsyncGenerator<SessionEvent> {
+  async *#storedLog(id: string, after: number): AsyncGenerator<readonly SessionEvent[]> {
     for (let from = after; ; ) {
       const page = await this.store.readEvents(id, { after: from, limit: REPLAY_PAGE });
-      yield* page;
+      if (page.length > 0) yield page;
       if (page.length < REPLAY_PAGE) return;
       from = page[page.length - 1]!.seq;
     }

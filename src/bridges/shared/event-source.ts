@@ -6,13 +6,18 @@
  * stalled by a reader that went away.
  */
 import { AdaptorError } from "../../errors/index.js";
+import { clientErrorText, clientEvent } from "./client-event.js";
 import type { AgentEvent } from "../../events/types.js";
 import type { RunStream } from "../../agent/run-stream.js";
 import type { SessionEvent, SessionNotice } from "../../session/types.js";
 
-/** A session, or anything else that replays an event log after a sequence number and then follows it live. */
+/**
+ * A session, or anything else that replays an event log after a sequence number and then follows
+ * it live. Asked with `batch: true`, it may yield arrays of entries (bursts, oldest first, as a
+ * session does); one that yields single entries is read the same way.
+ */
 export interface SessionEventLog {
-  events(options?: { after?: number; signal?: AbortSignal }): AsyncIterable<SessionEvent>;
+  events(options?: { after?: number; signal?: AbortSignal; batch?: boolean }): AsyncIterable<SessionEvent | readonly SessionEvent[]>;
 }
 
 /** What a bridge can read. */
@@ -41,6 +46,8 @@ export interface OpenOptions {
 /** An open iteration: `next()` one entry at a time, `stop()` once (never waits for the source). */
 export interface OpenSource {
   next(): Promise<BridgeEntry | undefined>;
+  /** The next entry and every one already at hand after it (the rest of the source's burst); undefined at the end. */
+  nextBatch(): Promise<BridgeEntry[] | undefined>;
   stop(reason: string): void;
 }
 
@@ -49,6 +56,12 @@ export function isRunStream(value: unknown): value is RunStream {
   if (typeof value !== "object" || value === null) return false;
   const candidate = value as Partial<RunStream>;
   return typeof candidate.runId === "string" && typeof candidate.cancel === "function" && typeof candidate.respond === "function" && Symbol.asyncIterator in value;
+}
+
+type Item = AgentEvent | SessionEvent | readonly SessionEvent[];
+
+function isBurst(value: Item): value is readonly SessionEvent[] {
+  return Array.isArray(value);
 }
 
 function isSessionEvent(value: AgentEvent | SessionEvent): value is SessionEvent {
@@ -60,10 +73,10 @@ export function isRunEvent(event: AgentEvent | SessionNotice): event is AgentEve
   return !event.type.startsWith("session.");
 }
 
-/** The entry of one item of a source. */
+/** The entry of one item of a source, as a remote client may read it (see `clientEvent`). */
 export function toEntry(item: AgentEvent | SessionEvent): BridgeEntry {
-  if (isSessionEvent(item)) return { seq: item.seq, event: item.event, sessionId: item.sessionId };
-  return { seq: item.seq, event: item };
+  if (isSessionEvent(item)) return { seq: item.seq, event: clientEvent(item.event), sessionId: item.sessionId };
+  return { seq: item.seq, event: clientEvent(item) };
 }
 
 /** Start reading `source`. A source that cannot be opened fails the first `next()`. */
@@ -71,36 +84,64 @@ export function openSource(source: BridgeSource, options: OpenOptions = {}): Ope
   try {
     return openIteration(source, options);
   } catch (error) {
-    return { next: () => Promise.reject(error instanceof Error ? error : new Error(String(error))), stop: () => undefined };
+    const fail = (): Promise<never> => Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    return { next: fail, nextBatch: fail, stop: () => undefined };
   }
 }
 
 function openIteration(source: BridgeSource, options: OpenOptions): OpenSource {
   const abort = new AbortController();
   const after = options.after;
-  let iterable: AsyncIterable<AgentEvent | SessionEvent> | Iterable<AgentEvent | SessionEvent>;
+  let iterable: AsyncIterable<Item> | Iterable<Item>;
   if (typeof source === "function") iterable = source(after ?? 0);
   else if (!(Symbol.asyncIterator in source) && !(Symbol.iterator in source) && typeof (source as SessionEventLog).events === "function") {
-    iterable = (source as SessionEventLog).events({ ...(after !== undefined ? { after } : {}), signal: abort.signal });
+    iterable = (source as SessionEventLog).events({ ...(after !== undefined ? { after } : {}), signal: abort.signal, batch: true });
   } else iterable = source as AsyncIterable<AgentEvent | SessionEvent> | Iterable<AgentEvent | SessionEvent>;
   const run = isRunStream(source) ? source : undefined;
   const iterator = iteratorOf(iterable);
   let stopped = false;
   let inFlight: Promise<unknown> | undefined;
+  /** The source's current burst, read from `index` on. */
+  let burst: readonly SessionEvent[] = [];
+  let index = 0;
+
+  /** The next entry of the current burst, if it has one left. */
+  const fromBurst = (): BridgeEntry | undefined => {
+    while (index < burst.length) {
+      const entry = toEntry(burst[index++]!);
+      if (after === undefined || entry.seq > after) return entry;
+    }
+    return undefined;
+  };
 
   const next = async (): Promise<BridgeEntry | undefined> => {
     for (;;) {
       if (stopped) return undefined;
+      const buffered = fromBurst();
+      if (buffered !== undefined) return buffered;
       const pending = iterator.next();
       inFlight = pending;
       const item = await pending;
       inFlight = undefined;
       if (stopped || item.done) return undefined;
+      if (isBurst(item.value)) {
+        burst = item.value;
+        index = 0;
+        continue;
+      }
       const entry = toEntry(item.value);
       // A replay function or a log skips what was delivered itself; a plain iterable is filtered here.
       if (after !== undefined && entry.seq <= after) continue;
       return entry;
     }
+  };
+
+  const nextBatch = async (): Promise<BridgeEntry[] | undefined> => {
+    const first = await next();
+    if (first === undefined) return undefined;
+    const entries = [first];
+    for (let entry = fromBurst(); entry !== undefined && !stopped; entry = fromBurst()) entries.push(entry);
+    return entries;
   };
 
   const stop = (reason: string): void => {
@@ -117,7 +158,7 @@ function openIteration(source: BridgeSource, options: OpenOptions): OpenSource {
       .then(() => iterator.return?.())
       .catch(() => undefined);
   };
-  return { next, stop };
+  return { next, nextBatch, stop };
 }
 
 /** An async iterator over `iterable`; a plain (sync) iterable such as an array is accepted as well. */
@@ -144,9 +185,9 @@ async function drain(iterator: AsyncIterator<unknown>, inFlight: Promise<unknown
 
 /**
  * What a failed source is reported as: this library's errors by their code and (redacted)
- * message; anything else by a fixed message, since its text may hold what must not leave the host.
+ * message, host paths hidden; anything else by a fixed message, since its text may hold what must not leave the host.
  */
 export function sourceFailure(error: unknown): { code?: string; message: string } {
-  if (AdaptorError.is(error)) return { code: error.code, message: error.message };
+  if (AdaptorError.is(error)) return { code: error.code, message: clientErrorText(error.message) };
   return { message: "the event source failed" };
 }

@@ -88,9 +88,10 @@ export function toSSE(source: BridgeSource, options: ToSseOptions = {}): Readabl
       let frame: string;
       let last = false;
       try {
-        const entry = await open!.next();
-        if (entry === undefined) last = true;
-        frame = entry === undefined ? "" : entryFrame(entry);
+        // A burst of the source (a session log delivers them) goes out as one chunk.
+        const entries = await open!.nextBatch();
+        if (entries === undefined) last = true;
+        frame = entries === undefined ? "" : entries.length === 1 ? entryFrame(entries[0]!) : entries.map(entryFrame).join("");
       } catch (error) {
         frame = errorFrame(error);
         last = true;
