@@ -149,10 +149,19 @@ const SECRET_KEY_SUFFIXES = [
  * of a variable) are not.
  */
 export function isSecretKey(key: string): boolean {
-  const n = key.toLowerCase().replace(/[^a-z0-9]/g, "");
-  for (const suffix of SECRET_KEY_SUFFIXES) if (n.endsWith(suffix)) return true;
-  return false;
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    const n = key.toLowerCase().replace(/[^a-z0-9]/g, "");
+    secret = SECRET_KEY_SUFFIXES.some((suffix) => n.endsWith(suffix));
+    if (secretKeys.size >= SECRET_KEYS_CACHED) secretKeys.clear();
+    secretKeys.set(key, secret);
+  }
+  return secret;
 }
+
+/** {@link isSecretKey}'s answers by key: every redacted object asks again for the same few keys. */
+const secretKeys = new Map<string, boolean>();
+const SECRET_KEYS_CACHED = 4096;
 
 /** Creates a redactor; see {@link Redactor}. */
 // long-function: the redactor's functions share one compiled state (literals, patterns); each is short

@@ -10,7 +10,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { closeSync, constants, openSync, writeSync } from "node:fs";
-import { access, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { access, link, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { ProviderStateHandle } from "../../driver/types.js";
@@ -266,8 +266,12 @@ async function foldJournal(dir: string, journal: string): Promise<void> {
   }
   const newest = new Map<string, JournalRecord>();
   for (const record of journalLines(text)) if (isSessionId(record.id)) newest.set(record.id, record);
+  // Most conversations of a journal have no file yet: only those listed are read.
+  const present = new Set(await readdir(dir));
   for (const record of newest.values()) {
     const path = join(dir, `${record.id}.json`);
+    // Not there when listed: made only if still not there (a save elsewhere may have made a newer one since).
+    if (!present.has(`${record.id}.json`) && (record.file === undefined || (await writeNew(path, JSON.stringify(record.file))))) continue;
     const existing = await readFile(path, "utf8").then(parsedConversation, () => undefined);
     if (existing !== undefined && Date.parse(existing.updatedAt) >= record.at) continue;
     if (record.file === undefined) await rm(path, { force: true });
@@ -313,6 +317,21 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   } catch (error) {
     await rm(temp, { force: true }).catch(() => {});
     throw error;
+  }
+}
+
+/** `text` to `path` as a new file, complete once it appears; false when `path` exists. */
+async function writeNew(path: string, text: string): Promise<boolean> {
+  const temp = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  try {
+    await writeFile(temp, text, { mode: 0o600 });
+    await link(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  } finally {
+    await rm(temp, { force: true }).catch(() => {});
   }
 }
 
