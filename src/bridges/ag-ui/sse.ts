@@ -4,6 +4,7 @@
  * slows the run instead of filling memory.
  */
 import { AdaptorError } from "../../errors/index.js";
+import { clientErrorText } from "../shared/client-event.js";
 import type { AgUiEvent } from "./events.js";
 
 const SSE_HEADERS = {
@@ -41,18 +42,18 @@ function toAsync(iterator: Iterator<AgUiEvent>): AsyncIterator<AgUiEvent> {
   return { next: async () => iterator.next() };
 }
 
-/** A refused run as AG-UI: `RUN_STARTED` then `RUN_ERROR` with the error's code. */
+/** A refused run as AG-UI: `RUN_STARTED` then `RUN_ERROR` with the error's code (host paths hidden from its message). */
 export function errorEvents(input: { threadId: string; runId: string }, error: unknown): AgUiEvent[] {
   const now = Date.now();
   const code = error instanceof AdaptorError ? error.code : "internal_error";
-  const message = error instanceof AdaptorError ? error.message : "the run could not start";
+  const message = error instanceof AdaptorError ? clientErrorText(error.message) : "the run could not start";
   return [
     { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId, timestamp: now },
     { type: "RUN_ERROR", message, code, timestamp: now },
   ];
 }
 
-/** A JSON error answer `{ error: { code, message } }`. */
+/** A JSON error answer `{ error: { code, message } }`, host paths hidden from the message. */
 export function jsonError(status: number, code: string, message: string): Response {
-  return new Response(JSON.stringify({ error: { code, message } }), { status, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify({ error: { code, message: clientErrorText(message) } }), { status, headers: { "content-type": "application/json" } });
 }

@@ -8,6 +8,7 @@
  */
 import type { AgentEvent, EventOf, ResultSummary, ToolStarted } from "../../events/types.js";
 import type { Usage } from "../../events/usage.js";
+import { clientErrorText } from "../shared/client-event.js";
 import { AG_UI_STATE_KEY, type AgUiEvent, type AgUiInterrupt, type AgUiRunState, type AgUiTokenUsage } from "./events.js";
 import { interruptOf } from "./interrupts.js";
 
@@ -207,7 +208,8 @@ export class AgUiTranslator {
         return [...this.closeOpen(event.at), { type: "RUN_FINISHED", ...base, result: resultOf(event.result), outcome: { type: "success" }, ...(usage ? { usage: [usage] } : {}) }];
       }
       case "run.failed":
-        return [...this.closeOpen(event.at), { type: "RUN_ERROR", message: event.error.message, code: event.error.code, timestamp: event.at }];
+        // The failure's text may name the workspace or another host path; the client is remote.
+        return [...this.closeOpen(event.at), { type: "RUN_ERROR", message: clientErrorText(event.error.message), code: event.error.code, timestamp: event.at }];
       case "run.cancelled":
         return [...this.closeOpen(event.at), { type: "RUN_FINISHED", ...base, outcome: { type: "cancelled" } }];
       default:

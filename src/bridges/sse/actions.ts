@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AdaptorError } from "../../errors/index.js";
+import { clientErrorText } from "../shared/client-event.js";
 import type { ApprovalResponse } from "../../events/types.js";
 import { parseActionBody, type ActionTarget, type ParsedAction } from "./actions-body.js";
 
@@ -66,8 +67,8 @@ async function settle(text: string | undefined, headers: Headers, options: SseAc
     apply(answerer, parsed.action);
     return { status: 200, body: { ok: true, requestId: parsed.action.requestId } };
   } catch (error) {
-    // The library's errors carry a stable code and a redacted message; anything else stays inside.
-    if (AdaptorError.is(error)) return refusal(statusOf(error.code), error.code, error.message);
+    // The library's errors carry a stable code and a redacted message (host paths hidden); anything else stays inside.
+    if (AdaptorError.is(error)) return refusal(statusOf(error.code), error.code, clientErrorText(error.message));
     return refusal(500, "internal_error", "the answer could not be delivered");
   }
 }
