@@ -79,7 +79,9 @@ class Run {
   private texts = 0;
   private readonly atSteps = new StepList();
   private readonly eventAtSteps = new StepList();
-  private readonly keys: number;
+  /** The first event's keys in enumeration order, and their values. */
+  private readonly keys: string[] = [];
+  private readonly values: unknown[] = [];
   private lastAt: number;
   private lastEventAt: number;
   private lastSeq: number;
@@ -88,29 +90,38 @@ class Run {
     readonly at: number,
     readonly first: Loose,
   ) {
-    let keys = 0;
-    for (const _ in first) keys++;
-    this.keys = keys;
+    for (const key in first) {
+      this.keys.push(key);
+      this.values.push(first[key]);
+    }
     this.lastAt = at;
     this.lastEventAt = first.at as number;
     this.lastSeq = first.seq as number;
   }
 
-  /** Takes `event` into the run when it differs from the first only in `seq` (the next), `at` and `text`. */
+  /**
+   * Takes `event` into the run when it differs from the first only in `seq` (the next), `at` and
+   * `text`, with its keys in the same order (as a driver's events of one kind have them): compared
+   * position by position against the first's keys and values, no lookup by name on the first.
+   */
   add(event: Loose, at: number): boolean {
     if (typeof event.text !== "string" || event.seq !== this.lastSeq + 1 || !Number.isSafeInteger(event.at) || !Number.isSafeInteger(at)) {
       return false;
     }
-    let keys = 0;
+    const keys = this.keys;
+    const values = this.values;
+    let i = 0;
     for (const key in event) {
-      keys++;
-      if (key === "seq" || key === "at" || key === "text") continue;
-      const value = event[key];
-      if (value !== null && typeof value === "object") {
-        if (!flatEqual(value, this.first[key])) return false;
-      } else if (value !== this.first[key]) return false;
+      if (key !== keys[i]) return false;
+      if (key !== "seq" && key !== "at" && key !== "text") {
+        const value = event[key];
+        if (value !== null && typeof value === "object") {
+          if (!flatEqual(value, values[i])) return false;
+        } else if (value !== values[i]) return false;
+      }
+      i++;
     }
-    if (keys !== this.keys) return false;
+    if (i !== keys.length) return false;
     scratch[this.texts++] = event.text;
     this.atSteps.push(at - this.lastAt);
     this.eventAtSteps.push((event.at as number) - this.lastEventAt);

@@ -107,7 +107,7 @@ describe("event log: batched live delivery", () => {
     await tick();
     for (let i = 0; i < 100; i++) log.append(note(i));
     // Woken at a quarter of its bound with what it had by then; the rest overflows while it does not read.
-    expect((await first).value?.map((entry) => entry.seq)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(((await first).value as readonly SessionEvent[]).map((entry) => entry.seq)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
     await tick();
     await expect(iterator.next()).rejects.toBeInstanceOf(SubscriberTooSlowError);
     await log.close();
