@@ -15,7 +15,21 @@ export const PATH_PLACEHOLDER = "<path>";
  */
 const ABSOLUTE_PATH = /file:\/\/[^\s"'`]*|(?<![\w.:/~-])~?(?:\/[^\s"'`/]+)+\/?|(?<![\w])[A-Za-z]:[\\/][^\s"'`]*|\\\\[^\s"'`\\]+(?:\\[^\s"'`\\]+)*/g;
 
-/** `text` with every absolute path in it replaced by {@link PATH_PLACEHOLDER}. */
+/**
+ * Punctuation that ends a clause right after a path (`/a/b: x`, `/a, /b.`, `(in /a)`): the path
+ * pattern takes it in, but it belongs to the sentence, so it stays after the placeholder.
+ */
+const TRAILING_PUNCTUATION = /[.,:;!?)\]}]+$/;
+
+/** What is left of a path once its trailing punctuation is put back: a bare root or prefix hides nothing. */
+const BARE_ROOT = /^(?:~?\/?|file:\/*|[A-Za-z]:[\\/]?|\\\\)$/;
+
+/** `text` with every absolute path in it replaced by {@link PATH_PLACEHOLDER}; punctuation right after a path is kept. */
 export function hidePaths(text: string): string {
-  return text.replace(ABSOLUTE_PATH, PATH_PLACEHOLDER);
+  return text.replace(ABSOLUTE_PATH, (path) => {
+    const trailing = TRAILING_PUNCTUATION.exec(path)?.[0] ?? "";
+    if (trailing === "") return PATH_PLACEHOLDER;
+    const bare = path.slice(0, path.length - trailing.length);
+    return BARE_ROOT.test(bare) ? path : PATH_PLACEHOLDER + trailing;
+  });
 }
