@@ -120,7 +120,14 @@ export function startExecution(
   const controller = new AbortController();
   // Read for every event: a flag is cheaper than the signal's getter.
   const stop = { stopping: false };
-  controller.signal.addEventListener("abort", () => (stop.stopping = true), { once: true });
+  controller.signal.addEventListener(
+    "abort",
+    () => {
+      stop.stopping = true;
+      timeline.buffer.release();
+    },
+    { once: true },
+  );
   const stopping = () => stop.stopping;
   let cancelReason: string | undefined;
   const cancel = (reason?: unknown) => {

@@ -14,7 +14,11 @@ const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 /** `T`: the type of `result.structured`, from the call's `output` (see `StructuredOf`). */
 export interface RunStream<T = unknown> extends AsyncIterable<AgentEvent> {
   readonly runId: string;
-  /** Settles once the terminal event is produced: resolves on `run.completed`, rejects otherwise. */
+  /**
+   * Settles once the terminal event is produced: resolves on `run.completed`, rejects otherwise.
+   * Under the default `block` overflow a run whose events fill the buffer waits for its reader:
+   * read the stream too (or call `run()`), or `result` waits until the run is cancelled.
+   */
   readonly result: Promise<Result<T>>;
   /** Cancel the run; it ends with `run.cancelled`. Idempotent. */
   cancel(reason?: string): void;

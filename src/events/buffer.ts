@@ -16,7 +16,8 @@ export function isDeltaEvent(event: AgentEvent): event is DeltaEvent {
 }
 
 export class EventBuffer {
-  readonly #capacity: number;
+  /** Infinite once the run stops (see {@link EventBuffer.release}). */
+  #capacity: number;
   readonly #policy: OverflowPolicy;
   #items: AgentEvent[] = [];
   #head = 0;
@@ -104,6 +105,18 @@ export class EventBuffer {
   close(): void {
     this.#closed = true;
     this.#wakeConsumer();
+    for (const wake of this.#waitingProducers.splice(0)) wake();
+  }
+
+  /**
+   * The run is stopping: from now on nothing waits for the consumer. A stopping run publishes only
+   * what it already had under way and the closings of open items, so the few publications pending
+   * are queued past the capacity, in order. Otherwise a consumer that stopped reading without
+   * leaving (awaiting `agent.close()` inside its loop, say) would hold the terminal, and with it
+   * the close, forever.
+   */
+  release(): void {
+    this.#capacity = Number.POSITIVE_INFINITY;
     for (const wake of this.#waitingProducers.splice(0)) wake();
   }
 

@@ -198,6 +198,61 @@ describe("cancel at the worst moment", () => {
     expect(driver.probe.runs.map((run) => run.prompt)).toEqual(["block"]);
   });
 
+  /**
+   * A provider far ahead of its reader, in a real child: 5000 deltas, then it waits. `full`
+   * resolves once an event was not taken at once (the buffer is full, the driver now waits).
+   */
+  function floodingDriver(): { driver: FakeDriver; full: Promise<void> } {
+    let markFull!: () => void;
+    const full = new Promise<void>((resolve) => (markFull = resolve));
+    const base = fakeDriver({ process: true, script: { steps: [{ markDelivered: true }, { deltas: { count: 5000, itemId: "m" } }, { waitForAbort: true }] } });
+    const driver: FakeDriver = {
+      ...base,
+      run(request, sink, signal) {
+        return base.run(request, {
+          emit(event) {
+            const pending = sink.emit(event);
+            if (pending) markFull();
+            return pending;
+          },
+        }, signal);
+      },
+    };
+    return { driver, full };
+  }
+
+  it("awaiting close() inside the loop while the provider has filled the buffer: close settles, one terminal", async () => {
+    const { driver, full } = floodingDriver();
+    const agent = createAgent(driver, { workspace: root, events: { bufferSize: 64 } });
+    const events: AgentEvent[] = [];
+    const stream = agent.stream("flood");
+    for await (const event of stream) {
+      events.push(event);
+      if (events.length === 2) {
+        await full;
+        await agent.close();
+      }
+    }
+    await expect(stream.result).rejects.toMatchObject({ name: "RunCancelledError" });
+    expect(terminals(events)).toEqual(["run.cancelled"]);
+    expect(events.at(-1)?.type).toBe("run.cancelled");
+    await expectNoChildLeft(driver);
+  });
+
+  it("close() with a stream never read while its provider filled the buffer: close settles, the result rejects", async () => {
+    const { driver, full } = floodingDriver();
+    const agent = createAgent(driver, { workspace: root, events: { bufferSize: 64 } });
+    const stream = agent.stream("flood");
+    await full;
+    await agent.close();
+    await expect(stream.result).rejects.toMatchObject({ name: "RunCancelledError" });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    // A stopped run is read quietly: what was queued but not read before the stop is skipped.
+    expect(types).toEqual(["run.cancelled"]);
+    await expectNoChildLeft(driver);
+  });
+
   it("close() while a thread run waits on an approval: one terminal, the thread resumable by a new agent", async () => {
     const driver = fakeDriver({ process: true, script });
     const { memoryThreadStore } = await import("../../src/index.js");
