@@ -1,18 +1,16 @@
 /**
  * Symlink, escape, replacement and mutation attacks on path sources, on a real filesystem.
  *
- * Changes "during the copy" are made two ways:
- * - deterministically, through the materializer's test seam `materializeTestHooks`, whose hooks
- *   run between the open, the first fstat, the copy and the re-check;
- * - for real, by a separate process that keeps appending to a large source for the whole time it
- *   is being copied.
+ * Changes "during the copy" are made at exact points through the materializer's test seam
+ * `materializeTestHooks`, whose hooks run between the open, the first fstat, the copy and the
+ * re-check, so no test races a concurrent process.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { appendFile, link, lstat, mkdir, open, readlink, rename, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
+import { FILE_CHUNK_BYTES } from "../../src/input/copy.js";
 import { input, materializeInputs, type MaterializeContext } from "../../src/input/index.js";
 import { materializeTestHooks } from "../../src/input/materialize.js";
 import { ALL, expectInputError, expectNoRunDirectories, signal, useScratch, writeFixture } from "./helpers.js";
@@ -250,40 +248,54 @@ describe("changes during the copy (test seam)", () => {
   });
 });
 
-describe("changes during the copy (a concurrent process)", () => {
-  const SIZE = 96 * 1024 * 1024;
-  let child: ChildProcess | undefined;
-  afterEach(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
-    }
-    child = undefined;
-  });
+describe("a file being appended to (test seam)", () => {
+  // Several copy chunks, so an append made before the copy is met only after whole chunks were copied.
+  const SIZE = 2 * FILE_CHUNK_BYTES + 12_345;
+  const APPENDED = 4096;
+  const limits = { maxInputBytes: 2 ** 40, maxTotalBytes: 2 ** 40 };
 
-  /** Starts `script` in a child process and waits until it reports that it is running. */
-  async function startChild(script: string): Promise<void> {
-    child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-    await new Promise<void>((resolve, reject) => {
-      child!.stdout!.once("data", () => resolve());
-      child!.once("exit", (code) => reject(new Error(`the child exited (${code})`)));
-    });
-  }
-
-  it("a file being appended to is refused", async () => {
-    const path = await writeFixture(scratch.dir, "growing.bin", Buffer.alloc(SIZE, 1));
-    await startChild(`
-      const fs = require("node:fs");
-      const fd = fs.openSync(${JSON.stringify(path)}, "a");
-      process.stdout.write("ready\\n");
-      for (;;) fs.writeSync(fd, Buffer.alloc(4096, 2));
-    `);
+  it("appended to after the first fstat, before the copy: the copy itself refuses it on reading past that size", async () => {
+    const path = await writeFixture(scratch.dir, "growing-early.bin", Buffer.alloc(SIZE, 1));
+    let appended = 0;
+    let verified = 0;
+    materializeTestHooks.afterOpen = async () => {
+      await appendFile(path, Buffer.alloc(APPENDED, 2));
+      appended++;
+    };
+    materializeTestHooks.beforeVerify = () => {
+      verified++;
+    };
     const error = await expectInputError(
-      materializeInputs([input.fromPath("file", path, { mediaType: "application/octet-stream" })], context({ limits: { maxInputBytes: 2 ** 40, maxTotalBytes: 2 ** 40 } })),
+      materializeInputs([input.fromPath("file", path, { mediaType: "application/octet-stream" })], context({ limits })),
       "input_materialization_failed",
+      { index: 0 },
     );
     expect(error.message).toContain("changed while it was copied");
+    expect(appended).toBe(1);
+    // Refused inside the copy: the re-check after it is never reached.
+    expect(verified).toBe(0);
+    expect(openPaths()).not.toContain(path);
+    await expectNoRunDirectories(scratch.runTmp);
+  });
+
+  it("appended to after the last byte is copied, before the re-check: the re-check refuses it", async () => {
+    const path = await writeFixture(scratch.dir, "growing-late.bin", Buffer.alloc(SIZE, 1));
+    let appended = 0;
+    materializeTestHooks.beforeVerify = async () => {
+      await appendFile(path, Buffer.alloc(APPENDED, 2));
+      appended++;
+    };
+    const causes: unknown[] = [];
+    const error = await expectInputError(
+      materializeInputs([input.fromPath("file", path, { mediaType: "application/octet-stream" })], context({ limits, onDiagnostic: ({ cause }) => causes.push(cause) })),
+      "input_materialization_failed",
+      { index: 0 },
+    );
+    expect(error.message).toContain("changed while it was copied");
+    expect(appended).toBe(1);
+    // The re-check's second fstat is what saw it: the new size (the size comparison refuses it even
+    // when a coarse clock left the timestamps where they were).
+    expect(causes.map(String)).toEqual([expect.stringContaining(`size ${SIZE} → ${SIZE + APPENDED}, copied ${SIZE}`)]);
     expect(openPaths()).not.toContain(path);
     await expectNoRunDirectories(scratch.runTmp);
   });
