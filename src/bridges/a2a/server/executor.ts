@@ -11,7 +11,7 @@ import type { CallOptions } from "../../../agent/options.js";
 import type { RunStream } from "../../../agent/run-stream.js";
 import type { Thread } from "../../../agent/thread.js";
 import { AdaptorError } from "../../../errors/index.js";
-import { hidePaths } from "../../../redact/hide-paths.js";
+import { clientErrorText } from "../../shared/client-event.js";
 import type { A2ASdk } from "../sdk.js";
 import { messageText, readAnswer, type Answer } from "./answers.js";
 import { carrying, textPart, TaskObjects } from "./objects.js";
@@ -27,7 +27,7 @@ export interface ExecutorOptions {
 
 /** An error's text as the remote client may read it: host paths hidden. */
 function errorMessage(error: unknown): string {
-  return hidePaths(error instanceof Error ? error.message : String(error));
+  return clientErrorText(error instanceof Error ? error.message : String(error));
 }
 
 export class AgentTaskExecutor implements AgentExecutor {

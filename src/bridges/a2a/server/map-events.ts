@@ -8,7 +8,7 @@
  */
 import type { AgentExecutionEvent } from "@a2a-js/sdk/server";
 import type { AgentEvent, ApprovalOption, Question } from "../../../events/types.js";
-import { hidePaths } from "../../../redact/hide-paths.js";
+import { clientEvent } from "../../shared/client-event.js";
 import { MESSAGE_ARTIFACT, type CarriedEvent } from "../protocol.js";
 import { carrying, dataPart, textPart, type TaskObjects } from "./objects.js";
 
@@ -95,8 +95,8 @@ export class EventMapper {
         return { events: [o.status(s.TASK_STATE_COMPLETED, o.agentMessage([textPart(event.result.text)], carrying(carried(event))))], stop: "end" };
       case "run.failed": {
         // A failure's text may name the workspace or another host path; the client is remote.
-        const error = { ...event.error, message: hidePaths(event.error.message) };
-        return { events: [o.status(s.TASK_STATE_FAILED, o.agentMessage([textPart(error.message)], carrying({ ...carried(event), error })))], stop: "end" };
+        const failed = clientEvent(event);
+        return { events: [o.status(s.TASK_STATE_FAILED, o.agentMessage([textPart(failed.error.message)], carrying(carried(failed))))], stop: "end" };
       }
       case "run.cancelled":
         return { events: [o.status(s.TASK_STATE_CANCELED, o.agentMessage([textPart(event.reason ?? "cancelled")], carrying(carried(event))))], stop: "end" };
