@@ -9,10 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agUiHandler, toAgUi, type AgUiEvent } from "../../src/bridges/ag-ui/index.js";
+import { errorEvents, jsonError } from "../../src/bridges/ag-ui/sse.js";
 import { toUIMessageStream, type AgentUIMessageChunk } from "../../src/bridges/ai-sdk/index.js";
 import { sseActionsHandler, toSSE } from "../../src/bridges/sse/index.js";
 import { clientEvent } from "../../src/bridges/shared/client-event.js";
-import { createAgent, createSession, StoreError, type Agent } from "../../src/index.js";
+import { ConfigError, createAgent, createSession, StoreError, type Agent } from "../../src/index.js";
 import type { AgentEvent } from "../../src/events/public.js";
 import { fakeDriver } from "../../src/testing/index.js";
 import { postRaw, serveHandler, userInput } from "./ag-ui-helpers.js";
@@ -132,6 +133,16 @@ describe("AG-UI bridge", () => {
     const { events } = await postRaw(served.url, userInput("t-fail", "r-1", "x"));
     expect(events.at(-1)).toMatchObject({ type: "RUN_ERROR", message: SHOWN });
     expect(JSON.stringify(events)).not.toContain(workspace);
+  });
+});
+
+describe("AG-UI bridge, refusals", () => {
+  it("a run that could not start, and a JSON error answer, show <path>", async () => {
+    const missing = join(workspace, "missing");
+    const [, refused] = errorEvents({ threadId: "t", runId: "r" }, new ConfigError(`the working directory does not exist: ${missing}`));
+    expect(refused).toMatchObject({ type: "RUN_ERROR", code: "config_invalid", message: "the working directory does not exist: <path>" });
+    const answer = jsonError(400, "invalid_input", `cannot answer for ${missing}`);
+    expect(await answer.json()).toEqual({ error: { code: "invalid_input", message: "cannot answer for <path>" } });
   });
 });
 
