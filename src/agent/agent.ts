@@ -278,6 +278,8 @@ function executionContext(agent: {
     structuredOutput: descriptor.features.structuredOutput,
     startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
     claimStandby: (call, thread) => {
+      // Nothing kept that the run could take: no signature (a hash of its settings) to compute.
+      if (agent.slot.empty && (thread === undefined || !agent.writers.has(thread.id))) return undefined;
       const use: StandbyUse = { policy: structuredClone(call.policy) };
       if (thread) use.thread = { ...thread };
       if (call.model !== undefined) use.model = call.model;

@@ -34,6 +34,11 @@ export class StandbySlot {
     return entry.handle;
   }
 
+  /** Whether no standby is kept (a claim would find none). */
+  get empty(): boolean {
+    return this.#entry === undefined;
+  }
+
   holds(handle: StandbyHandle | undefined): boolean {
     return handle !== undefined && this.#entry?.handle === handle && handle.isAlive();
   }

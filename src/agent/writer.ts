@@ -67,6 +67,11 @@ export class ThreadWriters {
     }
   }
 
+  /** Whether a writer is kept for the thread (a take would find one). */
+  has(threadId: string): boolean {
+    return this.#kept.has(threadId);
+  }
+
   /**
    * Take the thread's writer for one run when it is alive, its signature matches and `canServe`
    * says yes; otherwise retire it. Never hands the same writer out twice.
