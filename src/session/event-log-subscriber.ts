@@ -42,6 +42,7 @@ export type Delivery = SessionEvent | readonly SessionEvent[];
 const WAKE_BATCH = 256;
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const SETTLED: Promise<unknown> = Promise.resolve();
 
 function toAdaptorError(error: unknown): AdaptorError {
   return AdaptorError.is(error) ? error : new StoreError("store_failed", "reading the session's event log failed", { cause: error });
@@ -57,7 +58,7 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
   private qhead = 0;
   private error: AdaptorError | undefined;
   private waiter: ((result: IteratorResult<T>) => void) | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
+  private chain: Promise<unknown> = SETTLED;
   /** `next()` calls not yet settled. */
   private outstanding = 0;
   private readonly onAbort = (): void => this.end();
@@ -97,6 +98,8 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
         const waiting = new Promise<IteratorResult<T>>((resolve) => {
           this.waiter = (result) => {
             this.outstanding -= 1;
+            // Nothing is chained after it: do not keep its result (a whole burst) reachable.
+            if (this.outstanding === 0) this.chain = SETTLED;
             resolve(result);
           };
         });

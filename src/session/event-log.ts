@@ -208,6 +208,8 @@ class SessionEventLog implements EventLog {
   private closed = false;
 
   private readonly live = new Set<Subscriber>();
+  /** `live` as an array, replaced (never changed in place) when `live` changes: what `append` walks. */
+  private liveList: readonly Subscriber[] = [];
   private readonly replaying = new Set<Subscriber>();
 
   /** A wake-up of the live subscribers is scheduled for the end of this turn. */
@@ -265,8 +267,9 @@ class SessionEventLog implements EventLog {
       this.unstored.push(entry);
       this.schedule();
     }
-    if (this.live.size > 0) {
-      for (const subscriber of this.live) subscriber.push(entry);
+    const live = this.liveList;
+    if (live.length > 0) {
+      for (let i = 0; i < live.length; i++) live[i]!.push(entry);
       this.scheduleWake();
     }
     // After the fan-out: breaking logs a notice, which must come after this event.
@@ -332,6 +335,7 @@ class SessionEventLog implements EventLog {
     for (const subscriber of [...this.live]) subscriber.finish();
     for (const subscriber of [...this.replaying]) subscriber.end();
     this.live.clear();
+    this.liveList = [];
     this.replaying.clear();
     await this.trimming?.catch(() => undefined);
     if (failure !== undefined) throw failure;
@@ -519,12 +523,12 @@ class SessionEventLog implements EventLog {
   private setMode(subscriber: Subscriber, mode: "replaying" | "live" | "ended"): void {
     this.replaying.delete(subscriber);
     this.live.delete(subscriber);
-    if (this.closed && mode !== "ended") {
-      subscriber.end();
-      return;
-    }
-    if (mode === "replaying") this.replaying.add(subscriber);
-    else if (mode === "live") this.live.add(subscriber);
+    const refused = this.closed && mode !== "ended";
+    if (!refused && mode === "replaying") this.replaying.add(subscriber);
+    else if (!refused && mode === "live") this.live.add(subscriber);
+    // Membership changes one subscriber at a time, so the size says whether the list is stale.
+    if (this.liveList.length !== this.live.size) this.liveList = [...this.live];
+    if (refused) subscriber.end();
   }
 
   /* ---------------- retention ---------------- */
