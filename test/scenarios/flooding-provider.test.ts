@@ -178,6 +178,17 @@ async function drive(family: Family, condition: Condition, slow: boolean): Promi
 
 const terminalsOf = (events: AgentEvent[]) => events.filter((event) => isTerminalEvent(event));
 
+/** A sink that reports the first emit the buffer did not take at once. */
+function watch(sink: Parameters<Driver["run"]>[1], onFull: () => void): Parameters<Driver["run"]>[1] {
+  return {
+    emit(event) {
+      const pending = sink.emit(event);
+      if (pending) onFull();
+      return pending;
+    },
+  };
+}
+
 describe.each(FAMILIES)("flooding provider: $name", (family) => {
   it(`${FLOOD_DELTAS / 1000}k valid deltas (80 MB of frames) to a slow reader: every delta arrives, what the host holds grows less than 32 MiB`, async () => {
     // Loading and compiling the driver's code costs tens of MiB once per process: not measured.
@@ -203,6 +214,39 @@ describe.each(FAMILIES)("flooding provider: $name", (family) => {
     expect(outcome.events.at(-1)?.type).toBe("run.completed");
     expect(outcome.events.length).toBeLessThan(100);
     expect(outcome.left).toEqual([]);
+  }, 60_000);
+
+  it("close() awaited inside the reading loop while the flood waits on a full buffer: it settles, one run.cancelled, nothing left", async () => {
+    const { driver: inner, pidFile, workspace } = family.driver("delta_flood");
+    let markFull!: () => void;
+    const full = new Promise<void>((resolve) => (markFull = resolve));
+    // The same driver, its sink watched: an emit not taken at once means the buffer is full.
+    const run: Driver["run"] = (request, sink, signal) => inner.run(request, watch(sink, markFull), signal);
+    const driver = new Proxy(inner, {
+      get(target, key) {
+        if (key === "run") return run;
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const agent = createAgent(driver, { workspace, events: { bufferSize: 64 } });
+    const events: AgentEvent[] = [];
+    const stream = agent.stream("say hello");
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "message.delta" && events.filter((e) => e.type === "message.delta").length === 1) {
+        await full;
+        await agent.close();
+      }
+    }
+    await expect(stream.result).rejects.toMatchObject({ name: "RunCancelledError" });
+    const terminals = terminalsOf(events);
+    expect(terminals.map((e) => e.type)).toEqual(["run.cancelled"]);
+    expect(events.at(-1)).toBe(terminals[0]);
+    const pgid = Number(readFileSync(pidFile, "utf8"));
+    const deadline = Date.now() + 5000;
+    while (groupMembers([pgid]).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(groupMembers([pgid])).toEqual([]);
   }, 60_000);
 
   it.each(["exit_0", "signal"] as const)("the provider leaves mid-turn (%s): one run.failed provider_exited, nothing left", async (condition) => {
