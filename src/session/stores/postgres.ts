@@ -11,12 +11,8 @@
  * `seq`) and the insert of the batch are one statement, so a host that lost ownership appends
  * nothing and a gap or duplicate is refused with `store_seq_conflict`.
  */
-import { createHash } from "node:crypto";
-
-import type PgModule from "pg";
-
-import { ConfigError, LeaseLostError, SessionExistsError, SessionNotFoundError, StoreError } from "../../errors/index.js";
-import type { PostgresPoolLike, PostgresQueryResult } from "../../thread/stores/postgres.js";
+import { LeaseLostError, SessionExistsError, SessionNotFoundError } from "../../errors/index.js";
+import { connectPostgresStore, ISO, NOW_MS, NOW_TS, quoteSchema, type PostgresPoolLike } from "../../thread/stores/postgres-client.js";
 import type { NewSessionRecord, SessionEvent, SessionPatch, SessionRecord, SessionState, SessionStore } from "../types.js";
 import {
   applyPatch,
@@ -33,10 +29,6 @@ import {
   toRecord,
   type RecordBody,
 } from "./common.js";
-import { postgresFailureOf } from "../../thread/stores/postgres-failure.js";
-
-/** What `pg` threw, as the typed failure naming the session store (the thread store's mapping). */
-const postgresFailure = postgresFailureOf("session");
 
 export interface PostgresSessionStoreOptions {
   /** A `postgres://` URL (may be the thread store's); the store creates (and on `close()` ends) its own pool. */
@@ -85,9 +77,6 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
 /** The session schema version this code writes. */
 export const POSTGRES_SESSION_SCHEMA_VERSION = MIGRATIONS.length;
 
-const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
-const NOW_TS = `date_trunc('milliseconds', clock_timestamp())`;
-const ISO = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const COLUMNS = `id, body, owner, owner_expires_at, ${ISO("created_at")} AS created_at, ${ISO("updated_at")} AS updated_at, ${NOW_MS} AS db_now`;
 
 function rowToRecord(row: Record<string, unknown>): SessionRecord {
@@ -100,108 +89,6 @@ function rowToRecord(row: Record<string, unknown>): SessionRecord {
   });
 }
 
-function quoteSchema(schema: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-    throw new ConfigError("postgresSessionStore: schema must be a plain identifier (letters, digits, underscore)");
-  }
-  return `"${schema}"`;
-}
-
-async function migrateSteps(query: (text: string, values?: unknown[]) => Promise<PostgresQueryResult>, schema: string): Promise<number> {
-  const s = quoteSchema(schema);
-  await query(`CREATE TABLE IF NOT EXISTS ${s}.session_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-  const { rows } = await query(`SELECT coalesce(max(version), 0) AS version FROM ${s}.session_schema_migrations`);
-  let version = Number(rows[0]?.version ?? 0);
-  if (version > MIGRATIONS.length) {
-    throw new StoreError(
-      "store_schema_newer",
-      `the session tables are at schema version ${version}, newer than this version of agent-adaptor understands (${MIGRATIONS.length})`,
-    );
-  }
-  for (; version < MIGRATIONS.length; version++) {
-    await query("BEGIN");
-    try {
-      await query(MIGRATIONS[version]!(s));
-      await query(`INSERT INTO ${s}.session_schema_migrations (version) VALUES ($1) ON CONFLICT (version) DO NOTHING`, [version + 1]);
-      await query("COMMIT");
-    } catch (err) {
-      await query("ROLLBACK").catch(() => undefined);
-      throw err;
-    }
-  }
-  return version;
-}
-
-/**
- * Creates the schema when missing, under the thread store's migration lock: both stores may open
- * a new shared schema at once, and two concurrent `CREATE SCHEMA IF NOT EXISTS` can still collide.
- */
-async function createSchema(query: (text: string, values?: unknown[]) => Promise<PostgresQueryResult>, schema: string): Promise<void> {
-  const exists = await query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
-  if (exists.rowCount !== 0) return;
-  const key = `agent-adaptor/threads/${schema}`;
-  await query(`SELECT pg_advisory_lock(hashtextextended($1, 0))`, [key]);
-  try {
-    await query(`CREATE SCHEMA IF NOT EXISTS ${quoteSchema(schema)}`);
-  } catch (err) {
-    // Created meanwhile by someone not taking the lock: what was wanted.
-    const code = (err as { code?: unknown }).code;
-    if (code !== "42P06" && code !== "23505") throw err;
-  } finally {
-    await query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [key]);
-  }
-}
-
-/** Brings the session tables up to date, one migrator per schema at a time across every host. */
-async function migrate(pool: PostgresPoolLike, schema: string): Promise<number> {
-  const connection = await pool.connect();
-  const query = (text: string, values?: unknown[]) => connection.query({ text, values: values ?? [] });
-  const key = `agent-adaptor/sessions/${schema}`;
-  let broken: Error | undefined;
-  try {
-    await createSchema(query, schema);
-    await query(`SELECT pg_advisory_lock(hashtextextended($1, 0))`, [key]);
-    try {
-      return await migrateSteps(query, schema);
-    } finally {
-      await query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [key]).catch((err: Error) => {
-        broken = err;
-      });
-    }
-  } finally {
-    connection.release(broken ?? false);
-  }
-}
-
-/** `pg` is an optional peer dependency: only a store that opens its own pool needs it. */
-async function loadPg(): Promise<typeof PgModule> {
-  let imported: { default?: typeof PgModule } & typeof PgModule;
-  try {
-    imported = (await import("pg")) as unknown as { default?: typeof PgModule } & typeof PgModule;
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw cause;
-    throw new ConfigError("postgresSessionStore needs the `pg` package for a connectionString: run `npm install pg`", "config_invalid", { cause });
-  }
-  return imported.default ?? imported;
-}
-
-async function openPool(options: PostgresSessionStoreOptions): Promise<{ pool: PostgresPoolLike; own?: PgModule.Pool }> {
-  if ((options.connectionString === undefined) === (options.pool === undefined)) {
-    throw new ConfigError("postgresSessionStore: give exactly one of connectionString and pool");
-  }
-  if (options.pool !== undefined) return { pool: options.pool };
-  const pg = await loadPg();
-  const own = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.maxConnections ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    options: "-c synchronous_commit=on",
-  });
-  // An idle connection that drops is replaced on the next query; unheard, the error would end the process.
-  own.on("error", () => undefined);
-  return { pool: own as unknown as PostgresPoolLike, own };
-}
-
 /**
  * Connect to PostgreSQL, bring the session tables up to date, and return the store. Give either
  * `connectionString` (the store owns its pool) or `pool` (the host owns it).
@@ -209,33 +96,16 @@ async function openPool(options: PostgresSessionStoreOptions): Promise<{ pool: P
 // long-function: the SessionStore port's methods over one pool and schema; each method is short
 export async function postgresSessionStore(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
   const schema = options.schema ?? "agent_adaptor";
-  const s = quoteSchema(schema);
-  const { pool, own } = await openPool(options);
-  let schemaVersion: number;
-  try {
-    schemaVersion = await migrate(pool, schema);
-  } catch (err) {
-    await own?.end().catch(() => undefined);
-    throw postgresFailure(err, pool);
-  }
+  const s = quoteSchema(schema, "session");
+  const { schemaVersion, query, close } = await connectPostgresStore(options, schema, {
+    kind: "session",
+    statementPrefix: "agent_adaptor_s_",
+    migrations: { table: "session_schema_migrations", steps: MIGRATIONS, lock: `agent-adaptor/sessions/${schema}`, newerThan: "the session tables are at schema version" },
+    closedError: storeClosed,
+  });
 
   const t = `${s}.sessions`;
   const e = `${s}.session_events`;
-  let closed = false;
-  const names = new Map<string, string>();
-  const query = async (text: string, values: unknown[]): Promise<PostgresQueryResult> => {
-    if (closed) throw storeClosed();
-    let name = names.get(text);
-    if (name === undefined) {
-      name = `agent_adaptor_s_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
-      names.set(text, name);
-    }
-    try {
-      return await pool.query({ name, text, values });
-    } catch (err) {
-      throw postgresFailure(err, pool);
-    }
-  };
   /** Why `owner` may not write session `id`, from its row as now; no `error` while it still owns it. */
   const refusal = async (id: string, owner: string): Promise<{ error?: Error; lastSeq: number }> => {
     const { rows } = await query(`SELECT owner, owner_expires_at > ${NOW_MS} AS live, last_seq FROM ${t} WHERE id = $1`, [id]);
@@ -385,10 +255,6 @@ export async function postgresSessionStore(options: PostgresSessionStoreOptions)
       return dropped;
     },
 
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      await own?.end();
-    },
+    close,
   };
 }

@@ -15,11 +15,7 @@
  * Migrations run when the store connects, under an advisory lock so that hosts starting together
  * migrate once; every step is idempotent (`IF NOT EXISTS`) and recorded in a version table.
  */
-import { createHash } from "node:crypto";
-
-import type PgModule from "pg";
-
-import { ConfigError, LeaseLostError, StoreError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
+import { LeaseLostError, ThreadBusyError, ThreadExistsError, ThreadNotFoundError } from "../../errors/index.js";
 import type {
   HistoryOptions,
   HistoryPage,
@@ -46,32 +42,9 @@ import {
   turnBody,
   turnFromBody,
 } from "./common.js";
-import { postgresFailureOf } from "./postgres-failure.js";
+import { connectPostgresStore, ISO, NOW_MS, NOW_TS, quoteSchema, threadMigrationLock, type PostgresPoolLike } from "./postgres-client.js";
 
-/** The part of a `pg` query result the store reads. */
-export interface PostgresQueryResult {
-  rows: Record<string, unknown>[];
-  rowCount: number | null;
-}
-
-/** A query as `pg` takes it; a `name` makes it a prepared statement, parsed once per connection. */
-export interface PostgresQuery {
-  text: string;
-  values?: unknown[];
-  name?: string;
-}
-
-/** A connection checked out of a pool (`pg.PoolClient` fits). */
-export interface PostgresClientLike {
-  query(query: PostgresQuery): Promise<PostgresQueryResult>;
-  release(err?: Error | boolean): void;
-}
-
-/** A connection pool (`pg.Pool` fits). The store never ends a pool it was given. */
-export interface PostgresPoolLike {
-  query(query: PostgresQuery): Promise<PostgresQueryResult>;
-  connect(): Promise<PostgresClientLike>;
-}
+export type { PostgresClientLike, PostgresPoolLike, PostgresQuery, PostgresQueryResult } from "./postgres-client.js";
 
 export interface PostgresThreadStoreOptions {
   /** A `postgres://` URL; the store creates (and on `close()` ends) its own pool. */
@@ -140,11 +113,6 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
 /** The schema version this code writes. */
 export const POSTGRES_THREAD_SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Now, in epoch milliseconds, on the database clock. */
-const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
-/** Now as a timestamp with millisecond precision (what a JavaScript date can hold). */
-const NOW_TS = `date_trunc('milliseconds', clock_timestamp())`;
-const ISO = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const COLUMNS = `id, driver, fingerprint, fingerprint_parts, provider_session_id, workspace, checkpoint, metadata, parent_id, lease_owner, lease_expires_at, ${ISO("created_at")} AS created_at, ${ISO("updated_at")} AS updated_at,
   ${NOW_MS} AS db_now`;
 
@@ -186,78 +154,6 @@ function toRecord(raw: Record<string, unknown>): ThreadRecord {
   return record;
 }
 
-/** What `pg` threw, as the typed failure naming the thread store. */
-const storeFailure = postgresFailureOf("thread");
-
-function quoteSchema(schema: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-    throw new ConfigError("postgresThreadStore: schema must be a plain identifier (letters, digits, underscore)");
-  }
-  return `"${schema}"`;
-}
-
-async function migrate(pool: PostgresPoolLike, schema: string): Promise<number> {
-  const s = quoteSchema(schema);
-  const connection = await pool.connect();
-  const client = { query: (text: string, values?: unknown[]) => connection.query({ text, values: values ?? [] }) };
-  let broken: Error | undefined;
-  try {
-    // One migrator per schema at a time, across every host; released with the session if the
-    // connection dies.
-    await client.query(`SELECT pg_advisory_lock(hashtextextended($1, 0))`, [`agent-adaptor/threads/${schema}`]);
-    try {
-      const exists = await client.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
-      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
-           version    integer PRIMARY KEY,
-           applied_at timestamptz NOT NULL DEFAULT now()
-         )`,
-      );
-      const { rows } = await client.query(`SELECT coalesce(max(version), 0) AS version FROM ${s}.schema_migrations`);
-      let version = Number(rows[0]?.version ?? 0);
-      if (version > MIGRATIONS.length) {
-        throw new StoreError(
-          "store_schema_newer",
-          `the thread schema is at version ${version}, newer than this version of agent-adaptor understands (${MIGRATIONS.length})`,
-        );
-      }
-      for (; version < MIGRATIONS.length; version++) {
-        await client.query("BEGIN");
-        try {
-          await client.query(MIGRATIONS[version]!(s));
-          await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1) ON CONFLICT (version) DO NOTHING`, [
-            version + 1,
-          ]);
-          await client.query("COMMIT");
-        } catch (err) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          throw err;
-        }
-      }
-      return version;
-    } finally {
-      await client.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [`agent-adaptor/threads/${schema}`]).catch((err: Error) => {
-        broken = err;
-      });
-    }
-  } finally {
-    connection.release(broken ?? false);
-  }
-}
-
-/** `pg` is an optional peer dependency: only a store that opens its own pool needs it. */
-async function loadPg(): Promise<typeof PgModule> {
-  let imported: { default?: typeof PgModule } & typeof PgModule;
-  try {
-    imported = (await import("pg")) as unknown as { default?: typeof PgModule } & typeof PgModule;
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw cause;
-    throw new ConfigError("postgresThreadStore needs the `pg` package for a connectionString: run `npm install pg`", "config_invalid", { cause });
-  }
-  return imported.default ?? imported;
-}
-
 /**
  * Connect to PostgreSQL, bring the store's schema up to date, and return the store. Give either
  * `connectionString` (the store owns its pool) or `pool` (the host owns it).
@@ -265,56 +161,15 @@ async function loadPg(): Promise<typeof PgModule> {
 // long-function: the ThreadStore port's methods over one pool and schema; each method is short
 export async function postgresThreadStore(options: PostgresThreadStoreOptions): Promise<PostgresThreadStore> {
   const schema = options.schema ?? "agent_adaptor";
-  const s = quoteSchema(schema);
-  if ((options.connectionString === undefined) === (options.pool === undefined)) {
-    throw new ConfigError("postgresThreadStore: give exactly one of connectionString and pool");
-  }
-  let pool: PostgresPoolLike;
-  let ownPool: PgModule.Pool | undefined;
-  if (options.pool !== undefined) {
-    pool = options.pool;
-  } else {
-    const pg = await loadPg();
-    ownPool = new pg.Pool({
-      connectionString: options.connectionString,
-      max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-      // A checkpoint is acknowledged only after the server has flushed its WAL, whatever the
-      // database's default is.
-      options: "-c synchronous_commit=on",
-    });
-    // An idle connection that drops (server restart) is replaced on the next query; without a
-    // listener the pool's error event would end the process.
-    ownPool.on("error", () => undefined);
-    pool = ownPool as unknown as PostgresPoolLike;
-  }
-
-  let schemaVersion: number;
-  try {
-    schemaVersion = await migrate(pool, schema);
-  } catch (err) {
-    await ownPool?.end().catch(() => undefined);
-    throw storeFailure(err, pool);
-  }
+  const s = quoteSchema(schema, "thread");
+  const { schemaVersion, query, close } = await connectPostgresStore(options, schema, {
+    kind: "thread",
+    statementPrefix: "agent_adaptor_",
+    migrations: { table: "schema_migrations", steps: MIGRATIONS, lock: threadMigrationLock(schema), newerThan: "the thread schema is at version" },
+    closedError: storeClosed,
+  });
 
   const t = `${s}.threads`;
-  let closed = false;
-  // Every statement is prepared once per connection: its name is derived from its text (which
-  // includes the schema), so stores on different schemas sharing a pool never collide.
-  const names = new Map<string, string>();
-  const query = async (text: string, values: unknown[]): Promise<PostgresQueryResult> => {
-    if (closed) throw storeClosed();
-    let name = names.get(text);
-    if (name === undefined) {
-      name = `agent_adaptor_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
-      names.set(text, name);
-    }
-    try {
-      return await pool.query({ name, text, values });
-    } catch (err) {
-      throw storeFailure(err, pool);
-    }
-  };
   const exists = async (id: string): Promise<boolean> => (await query(`SELECT 1 FROM ${t} WHERE id = $1`, [id])).rowCount === 1;
 
   return {
@@ -470,10 +325,6 @@ export async function postgresThreadStore(options: PostgresThreadStoreOptions): 
       throw new LeaseLostError();
     },
 
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      await ownPool?.end();
-    },
+    close,
   };
 }
