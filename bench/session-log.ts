@@ -2,13 +2,15 @@
  * Append + fan-out throughput of a session's event log on SQLite, against the plain run stream of
  * the same events (issue #18: at least 0.8× of it).
  *
- *   node scripts/bench.mjs session-log [--n 200000] [--reps 5] [--warmup 1] [--subscribers 3]
+ *   node scripts/bench.mjs session-log [--n 200000] [--reps 5] [--warmup 1] [--subscribers 3] [--delivery batch|event]
  *
  * Plain: `for await (const e of agent.stream(...))` over the fake driver writing N message
  * deltas (its real child process, as bench/events.ts).
  * Logged: the same stream, every event appended to an event log over a SQLite session store (a
  * file in the temp directory) and read by `--subscribers` live subscribers; timed until every
- * subscriber has every event and `flush()` has made them durable.
+ * subscriber has every event and `flush()` has made them durable. Subscribers read in bursts
+ * (`subscribe({ batch: true })`, as the attach server's event stream does) or, with
+ * `--delivery event`, one event per step.
  *
  * Both sides are repeated alternately so drifting load hits them alike; medians are reported.
  * Beside wall time, each side's CPU time per event: of the main thread (the event loop; read from
@@ -33,17 +35,24 @@ interface Options {
   reps: number;
   warmup: number;
   subscribers: number;
+  delivery: "batch" | "event";
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { n: 200_000, reps: 5, warmup: 1, subscribers: 3 };
+  const options: Options = { n: 200_000, reps: 5, warmup: 1, subscribers: 3, delivery: "batch" };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
     const key = flag.replace(/^--/, "");
-    if (!(key in options)) throw new Error(`unknown option ${flag} (use --n, --reps, --warmup, --subscribers)`);
-    const value = Number((inline ?? argv[++i] ?? "").replaceAll("_", ""));
+    const raw = inline ?? argv[++i] ?? "";
+    if (key === "delivery") {
+      if (raw !== "batch" && raw !== "event") throw new Error("--delivery is batch or event");
+      options.delivery = raw;
+      continue;
+    }
+    if (!(key in options)) throw new Error(`unknown option ${flag} (use --n, --reps, --warmup, --subscribers, --delivery)`);
+    const value = Number(raw.replaceAll("_", ""));
     if (!Number.isInteger(value) || value < (key === "warmup" ? 0 : 1)) throw new Error(`${flag} needs a positive integer`);
-    options[key as keyof Options] = value;
+    (options as unknown as Record<string, number>)[key] = value;
   }
   return options;
 }
@@ -101,7 +110,7 @@ async function plainOnce(n: number): Promise<Sample> {
 
 let sessions = 0;
 /** The same stream through an event log on `store` with `subscribers` live readers. */
-async function loggedOnce(n: number, store: SessionStore, subscribers: number): Promise<Sample> {
+async function loggedOnce(n: number, store: SessionStore, subscribers: number, delivery: Options["delivery"]): Promise<Sample> {
   const id = `bench-${++sessions}`;
   await store.create({
     id,
@@ -123,6 +132,12 @@ async function loggedOnce(n: number, store: SessionStore, subscribers: number): 
     const sample = await measure(async () => {
       const readers = Array.from({ length: subscribers }, async () => {
         let deltas = 0;
+        if (delivery === "batch") {
+          for await (const batch of log.subscribe({ batch: true })) {
+            for (const entry of batch) if (entry.event.type === "message.delta" && ++deltas === n) return deltas;
+          }
+          return deltas;
+        }
         for await (const entry of log.subscribe()) {
           if (entry.event.type === "message.delta" && ++deltas === n) return deltas;
         }
@@ -147,7 +162,7 @@ async function main(): Promise<void> {
   const store = sqliteSessionStore({ path: join(dir, "sessions.db") });
   const loadBefore = loadavg();
   console.log(
-    `session-log: n=${int(options.n)} events, ${options.subscribers} subscribers, reps=${options.reps} (+${options.warmup} warmup), ` +
+    `session-log: n=${int(options.n)} events, ${options.subscribers} subscribers (${options.delivery} delivery), reps=${options.reps} (+${options.warmup} warmup), ` +
       `${availableParallelism()} CPUs, load average ${formatLoad(loadBefore)} (1/5/15 min)`,
   );
   const plain: Sample[] = [];
@@ -158,7 +173,7 @@ async function main(): Promise<void> {
       const order = rep % 2 === 0 ? (["plain", "logged"] as const) : (["logged", "plain"] as const);
       for (const side of order) {
         gc();
-        const sample = side === "plain" ? await plainOnce(options.n) : await loggedOnce(options.n, store, options.subscribers);
+        const sample = side === "plain" ? await plainOnce(options.n) : await loggedOnce(options.n, store, options.subscribers, options.delivery);
         if (rep >= options.warmup) (side === "plain" ? plain : logged).push(sample);
       }
     }
@@ -190,7 +205,7 @@ async function main(): Promise<void> {
       `whole process: plain ${cpu.plainProcessUs}, logged ${cpu.loggedProcessUs}`,
   );
   console.log(`load average after: ${formatLoad(loadavg())}`);
-  console.log(JSON.stringify({ n: options.n, subscribers: options.subscribers, plainRate, loggedRate, ratio, cpuUsPerEvent: cpu, mainCpuRatio: mainRatio, loadBefore, loadAfter: loadavg() }));
+  console.log(JSON.stringify({ n: options.n, subscribers: options.subscribers, delivery: options.delivery, plainRate, loggedRate, ratio, cpuUsPerEvent: cpu, mainCpuRatio: mainRatio, loadBefore, loadAfter: loadavg() }));
 }
 
 await main();
