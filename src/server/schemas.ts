@@ -80,7 +80,8 @@ export const sessionListSchema = z.object({ sessions: z.array(sessionViewSchema)
 
 const limit = z.coerce.number().int().min(1).max(1000).optional();
 
-export const sessionListQuery = z.object({ state: sessionStateSchema.optional(), limit });
+// Strict queries: a misspelt parameter (`?stat=running`) would otherwise widen the answer silently.
+export const sessionListQuery = z.object({ state: sessionStateSchema.optional(), limit }).strict();
 
 export const createSessionBody = z
   .object({
@@ -180,9 +181,11 @@ export const queuedPromptSchema = z
 
 export const queueSchema = z.object({ prompts: z.array(queuedPromptSchema) }).openapi("Queue");
 
-export const eventsQuery = z.object({
-  after: z.coerce.number().int().min(0).optional().openapi({ description: "Resume after this session seq (the Last-Event-ID header wins when both are sent)." }),
-});
+export const eventsQuery = z
+  .object({
+    after: z.coerce.number().int().min(0).optional().openapi({ description: "Resume after this session seq (the Last-Event-ID header wins when both are sent)." }),
+  })
+  .strict();
 
 export const threadViewSchema = z
   .object({
@@ -199,8 +202,8 @@ export const threadViewSchema = z
   .openapi("ThreadView");
 
 export const threadListSchema = z.object({ threads: z.array(threadViewSchema) }).openapi("ThreadList");
-export const threadListQuery = z.object({ agent: z.string().min(1).optional(), limit });
-export const historyQuery = z.object({ limit, before: z.coerce.number().int().min(1).optional() });
+export const threadListQuery = z.object({ agent: z.string().min(1).optional(), limit }).strict();
+export const historyQuery = z.object({ limit, before: z.coerce.number().int().min(1).optional() }).strict();
 export const historyPageSchema = z
   .object({ turns: z.array(object), nextBefore: z.number().int().optional() })
   .openapi("HistoryPage");

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createAgent, createSession, input, openSession, memorySessionStore, type AgentOptions, type CallOptions } from "../../src/index.js";
 import { fakeDriver } from "../../src/testing/index.js";
 import { parseServerConfig } from "../../src/server/index.js";
+import { startServer } from "../server/api/helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "aa-scenario-input-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -223,5 +224,33 @@ describe("attach server config", () => {
     ["a port of the wrong type", { agents: { a: { driver: "codex" } }, port: "80" }, "port"],
   ])("parseServerConfig refuses %s naming it", (_what, config, key) => {
     expect(() => parseServerConfig(config as never)).toThrow(named("ConfigError", key));
+  });
+});
+
+describe("attach server requests", () => {
+  it("a misspelt key in a body or a query is a 400 naming it, never ignored", async () => {
+    const server = await startServer();
+    try {
+      const created = await server.api("/api/sessions", { json: { agent: "fake" } });
+      const { id } = (await created.json()) as { id: string };
+      const refused: [string, RequestInit & { json?: unknown }, string][] = [
+        ["/api/sessions", { json: { agnet: "fake" } }, "agnet"],
+        [`/api/sessions/${id}/submit`, { json: { txt: "hi" } }, "txt"],
+        [`/api/sessions/${id}/configure`, { json: { modle: "m" } }, "modle"],
+        ["/api/sessions?stat=running", {}, "stat"],
+        ["/api/threads?agnet=fake", {}, "agnet"],
+        [`/api/threads/${id}/history?limt=1`, {}, "limt"],
+        [`/api/sessions/${id}/events?afer=1`, {}, "afer"],
+      ];
+      for (const [path, init, key] of refused) {
+        const response = await server.api(path, init);
+        expect({ path, status: response.status }).toEqual({ path, status: 400 });
+        expect(await response.text()).toContain(key);
+      }
+      const listed = await server.api("/api/sessions?state=running&limit=5");
+      expect(listed.status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
