@@ -11,7 +11,7 @@
  */
 import type { InspectResponse } from "../../driver/types.js";
 import type { AuthReport, ConfigurationReport, EnvironmentReport, ModelInfo } from "../../inspect/types.js";
-import type { StreamJsonDialect } from "../stream-json/dialect.js";
+import { NODE_NETWORK_ENV, type StreamJsonDialect } from "../stream-json/dialect.js";
 import { observed, unavailable } from "../../driver/observations.js";
 import { agentSkillsPanel, commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, notLoggedIn, outputStyles, unsupported } from "../stream-json/panels.js";
 import { count, isObject, str, type Json } from "../stream-json/wire.js";
@@ -54,13 +54,7 @@ export const claudeDialect: StreamJsonDialect = {
     "ANTHROPIC_VERTEX_PROJECT_ID",
     "CLOUD_ML_REGION",
     "GOOGLE_APPLICATION_CREDENTIALS",
-    "HTTPS_PROXY",
-    "HTTP_PROXY",
-    "NO_PROXY",
-    "https_proxy",
-    "http_proxy",
-    "no_proxy",
-    "NODE_EXTRA_CA_CERTS",
+    ...NODE_NETWORK_ENV,
   ],
   defaultEnv: { DISABLE_AUTOUPDATER: "1" },
   configDirEnv: "CLAUDE_CONFIG_DIR",

@@ -10,7 +10,7 @@
  * const agent = createAgent(claude({ model: "sonnet" }), { workspace: "/repo" });
  * ```
  */
-import type { ProviderBinding, SettingSource, StreamJsonDriverConfig } from "../stream-json/config.js";
+import type { ProviderBinding, StreamJsonDriverConfig } from "../stream-json/config.js";
 import { createStreamJsonDriver, type StreamJsonDriver } from "../stream-json/driver.js";
 import { claudeDialect } from "./dialect.js";
 
@@ -31,5 +31,4 @@ export function claude(config: ClaudeConfig = {}): ClaudeDriver {
   return createStreamJsonDriver(claudeDialect, config);
 }
 
-export type { ProviderBinding, SettingSource, StreamJsonDriver, StreamJsonDriverConfig };
-export type { StreamJsonErrorCode, StreamJsonNoticeCode } from "../stream-json/codes.js";
+export * from "../stream-json/preset.js";

@@ -17,7 +17,7 @@
  */
 import type { InspectResponse } from "../../driver/types.js";
 import type { AuthReport, ConfigurationReport, ModelInfo } from "../../inspect/types.js";
-import type { StreamJsonDialect } from "../stream-json/dialect.js";
+import { NODE_NETWORK_ENV, type StreamJsonDialect } from "../stream-json/dialect.js";
 import { observed, unavailable } from "../../driver/observations.js";
 import { commandsPanel, mcpPanel, NO_PROFILE, NO_QUOTA, NO_SKILLS, notLoggedIn, outputStyles, unsupported } from "../stream-json/panels.js";
 import { count, isObject, str, type Json } from "../stream-json/wire.js";
@@ -47,13 +47,7 @@ export const codebuddyDialect: StreamJsonDialect = {
     "CODEBUDDY_API_KEY",
     "CODEBUDDY_BASE_URL",
     "CODEBUDDY_CONFIG_DIR",
-    "HTTPS_PROXY",
-    "HTTP_PROXY",
-    "NO_PROXY",
-    "https_proxy",
-    "http_proxy",
-    "no_proxy",
-    "NODE_EXTRA_CA_CERTS",
+    ...NODE_NETWORK_ENV,
   ],
   defaultEnv: { DISABLE_AUTOUPDATER: "1" },
   configDirEnv: "CODEBUDDY_CONFIG_DIR",

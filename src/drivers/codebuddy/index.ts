@@ -10,7 +10,7 @@
  * const agent = createAgent(codebuddy({ provider: { baseUrl: "http://127.0.0.1:8080/v1", apiKeyEnv: "MY_KEY" } }));
  * ```
  */
-import type { ProviderBinding, SettingSource, StreamJsonDriverConfig } from "../stream-json/config.js";
+import type { ProviderBinding, StreamJsonDriverConfig } from "../stream-json/config.js";
 import { createStreamJsonDriver, type StreamJsonDriver } from "../stream-json/driver.js";
 import { codebuddyDialect } from "./dialect.js";
 
@@ -31,5 +31,4 @@ export function codebuddy(config: CodebuddyConfig = {}): CodebuddyDriver {
   return createStreamJsonDriver(codebuddyDialect, config);
 }
 
-export type { ProviderBinding, SettingSource, StreamJsonDriver, StreamJsonDriverConfig };
-export type { StreamJsonErrorCode, StreamJsonNoticeCode } from "../stream-json/codes.js";
+export * from "../stream-json/preset.js";

@@ -12,6 +12,9 @@ import type { EvidenceRecorder } from "../../driver/kit/evidence.js";
 import type { StreamJsonProcess } from "./process.js";
 import type { CanUseToolRequest, Json, ResultLine } from "./wire.js";
 
+/** Proxy and CA variables both CLIs (Node.js programs) read; each dialect's `inheritEnv` includes them. */
+export const NODE_NETWORK_ENV: readonly string[] = ["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy", "NODE_EXTRA_CA_CERTS"];
+
 /** Claude Code permission modes the driver uses (CodeBuddy accepts the same names). */
 export type PermissionMode = "default" | "dontAsk";
 
