@@ -59,7 +59,7 @@ export interface SessionView {
   lastSeq: number;
   /** The provider's own commands as last advertised in this session's conversation (ACP agents), when known. */
   nativeCommands?: { name: string; description?: string; argumentHint?: string }[];
-  /** Whether this server drives the session now (it is opened on demand). */
+  /** Whether this server drives the session now (it is opened on demand); false once it has let the session go. */
   live: boolean;
   createdAt: string;
   updatedAt: string;

@@ -334,7 +334,9 @@ export class SessionHub {
       threadId: status.threadId,
       lastSeq: status.lastSeq,
       ...(status.nativeCommands !== undefined ? { nativeCommands: status.nativeCommands } : {}),
-      live: live !== undefined,
+      // Still live while it is being closed: the store lets go of its ownership only when the close
+      // ends, and a client that saw `live: false` may hand the session to another server at once.
+      live: live !== undefined || this.#releasing.has(record.id),
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
       metadata,
