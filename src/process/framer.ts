@@ -13,6 +13,13 @@ export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** Length of the excerpt attached to an `invalid_json` frame. */
 export const EXCERPT_CHARS = 120;
 
+/**
+ * How much of an invalid line is redacted before the excerpt is cut from it. Cutting first would
+ * leave the front of a secret that crosses the excerpt's end, which redaction no longer
+ * recognises; a secret is far shorter than this, and a line may be megabytes.
+ */
+const EXCERPT_REDACT_CHARS = 64 * 1024;
+
 export type JsonLine =
   | { kind: "json"; value: unknown }
   | {
@@ -203,7 +210,7 @@ export class NdjsonFramer {
     return {
       kind: "error",
       error: new ProtocolError(`line ${line} is not valid JSON`, "invalid_json"),
-      excerpt: this.#redact(text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text),
+      excerpt: excerptOf(this.#redact(text.length > EXCERPT_REDACT_CHARS ? text.slice(0, EXCERPT_REDACT_CHARS) : text), text.length > EXCERPT_REDACT_CHARS),
       line,
     };
   }
@@ -232,4 +239,9 @@ export class NdjsonFramer {
       out.push(this.#invalidJson(line, text));
     }
   }
+}
+
+/** The first {@link EXCERPT_CHARS} characters of an already redacted line, marked when cut. */
+function excerptOf(redacted: string, cut: boolean): string {
+  return redacted.length > EXCERPT_CHARS || cut ? `${redacted.slice(0, EXCERPT_CHARS)}…` : redacted;
 }

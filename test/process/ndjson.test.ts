@@ -37,8 +37,8 @@ describe("readJsonLines", () => {
     const first = items[0] as Extract<JsonLine, { kind: "error" }>;
     expect(first.error).toBeInstanceOf(ProtocolError);
     expect(first.error.code).toBe("invalid_json");
-    // The first 120 characters, the token redacted, and an ellipsis for the rest.
-    expect(first.excerpt).toBe(`not json Bearer [REDACTED] ${"y".repeat(91)}…`);
+    // The token redacted, then the first 120 characters, and an ellipsis for the rest.
+    expect(first.excerpt).toBe(`not json Bearer [REDACTED] ${"y".repeat(93)}…`);
     expect(first.error.message).not.toContain("not json");
     expect(items[1]).toEqual({ kind: "json", value: { ok: true } });
   });

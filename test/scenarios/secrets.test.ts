@@ -18,6 +18,8 @@ import { createAttachServer } from "../../src/server/index.js";
 import { logOf, until } from "../session/harness.js";
 
 const CANARY = "sk-scenario-canary-3e9b51d07c2a48f6";
+/** A key of no recognisable shape: only its value, registered from the driver's env, redacts it. */
+const PLAIN_KEY = "Zq8Kx2mP9vL4nR7tW1yB5cH3jF6gD0sA";
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const FAKE_CODEX = fileURLToPath(new URL("../drivers/codex/fixtures/fake-codex.mjs", import.meta.url));
 const FAKE_ACP = fileURLToPath(new URL("../drivers/acp/fixtures/fake-agent.mjs", import.meta.url));
@@ -89,6 +91,43 @@ describe("a key given in a driver's env", () => {
       await threadStore.close();
     }
     expect(everythingUnder(state)).not.toContain(CANARY);
+  }, 60_000);
+
+  it("is not cut in half by the excerpt of a line that is not JSON: no part of it shows", async () => {
+    const folder = dir();
+    const wrapper = join(folder, "codex");
+    // A line that is not JSON with the key across the excerpt's end (its first 120 characters).
+    writeFileSync(
+      wrapper,
+      `#!${process.execPath}
+const { spawn } = require("node:child_process");
+const { writeSync } = require("node:fs");
+const child = spawn(process.execPath, [${JSON.stringify(FAKE_CODEX)}, ...process.argv.slice(2)], { stdio: ["inherit", "pipe", "inherit"] });
+child.on("exit", (code) => process.exit(code ?? 1));
+let fired = false, buffered = "";
+child.stdout.on("data", (chunk) => {
+  buffered += chunk; let nl;
+  while ((nl = buffered.indexOf("\\n")) >= 0) {
+    const line = buffered.slice(0, nl + 1); buffered = buffered.slice(nl + 1);
+    writeSync(1, line);
+    if (!fired && line.includes('"turn/started"')) { fired = true; writeSync(1, "y".repeat(103) + " " + process.env.SCENARIO_API_KEY + " and more\\n"); }
+  }
+});
+`,
+    );
+    chmodSync(wrapper, 0o755);
+    const agent = createAgent(codex({ executable: wrapper, home: dir(), env: { SCENARIO_API_KEY: PLAIN_KEY } }), { workspace: dir() });
+    const events: AgentEvent[] = [];
+    try {
+      for await (const event of agent.stream("say hello")) events.push(event);
+    } finally {
+      await agent.close();
+    }
+    const text = JSON.stringify(events);
+    expect(events.at(-1)?.type).toBe("run.completed");
+    expect(events.some((event) => event.type === "notice" && event.message.includes("yyyy"))).toBe(true);
+    // Not even the key's first 16 characters, which a cut at the excerpt's end would leave.
+    expect(text).not.toContain(PLAIN_KEY.slice(0, 16));
   }, 60_000);
 
   it("does not reach the host's console through a provider answering a request never sent, with the key as its id", async () => {
