@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 
-import { AdaptorError } from "../errors/index.js";
 import type { NewSessionRecord, SessionEvent, SessionStore } from "../session/types.js";
 import type { ConformanceRunner } from "./conformance.js";
+import { contenderStores, hasCode, type StoreCase } from "./store-suite-kit.js";
 
 /** What the suite's case groups share. */
 export interface SuiteContext {
@@ -15,15 +15,7 @@ export interface SuiteContext {
   timeout: number;
   contenders: number;
   reopen: ((store: SessionStore) => SessionStore | Promise<SessionStore>) | undefined;
-  withStore: (body: (store: SessionStore, opened: SessionStore[]) => Promise<void>) => () => Promise<void>;
-}
-
-export function hasCode(code: string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(AdaptorError.is(err), `expected an AdaptorError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code);
-    return true;
-  };
+  withStore: (body: StoreCase<SessionStore>) => () => Promise<void>;
 }
 
 let counter = 0;
@@ -117,14 +109,7 @@ export function registerSessionLogCases({ it, timeout, withStore, reopen, conten
   it(`lets exactly one of ${contenders} concurrent appends of the same seq through`, withStore(async (store, opened) => {
     const id = await ownedSession(store);
     await store.appendEvents(id, "host", sessionEvents(id, 1, 2));
-    const stores: SessionStore[] = [store];
-    if (reopen) {
-      for (let i = 1; i < Math.min(contenders, 4); i++) {
-        const s = await reopen(store);
-        opened.push(s);
-        stores.push(s);
-      }
-    }
+    const stores = await contenderStores(store, reopen, Math.min(contenders, 4) - 1, opened);
     const results = await Promise.allSettled(
       Array.from({ length: contenders }, (_, i) => stores[i % stores.length]!.appendEvents(id, "host", sessionEvents(id, 3, 4 + (i % 3)))),
     );

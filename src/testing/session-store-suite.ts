@@ -20,7 +20,8 @@ import assert from "node:assert/strict";
 
 import type { NewSessionRecord, SessionStore } from "../session/types.js";
 import type { ConformanceRunner } from "./conformance.js";
-import { hasCode, registerSessionLogCases, type SuiteContext } from "./session-store-log-suite.js";
+import { registerSessionLogCases, type SuiteContext } from "./session-store-log-suite.js";
+import { contenderStores, hasCode, sleep, storeCases } from "./store-suite-kit.js";
 
 export interface SessionStoreSuiteOptions {
   /** The `describe`/`it` pair of any runner (vitest, node:test, jest, mocha). */
@@ -37,8 +38,6 @@ export interface SessionStoreSuiteOptions {
   /** Per-test timeout in ms (default 30 000). */
   timeoutMs?: number;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 let counter = 0;
 /** A new record with every field set, under a fresh id. */
@@ -76,15 +75,7 @@ export function runSessionStoreSuite(makeStore: () => SessionStore | Promise<Ses
     timeout: options.timeoutMs ?? 30_000,
     contenders: options.contenders ?? 16,
     reopen: options.reopen,
-    withStore: (body) => async () => {
-      const store = await makeStore();
-      const opened: SessionStore[] = [store];
-      try {
-        await body(store, opened);
-      } finally {
-        for (const s of opened) await s.close();
-      }
-    },
+    withStore: storeCases(makeStore),
   };
   options.runner.describe("session store", () => {
     options.runner.describe("records", () => registerRecordCases(context));
@@ -291,14 +282,7 @@ function registerOwnershipCases({ it, timeout, withStore, reopen, contenders }: 
   it(`gives ownership to exactly one of ${contenders} concurrent contenders`, withStore(async (store, opened) => {
     const input = newSessionRecord();
     await store.create(input);
-    const stores: SessionStore[] = [store];
-    if (reopen) {
-      for (let i = 1; i < Math.min(contenders, 4); i++) {
-        const s = await reopen(store);
-        opened.push(s);
-        stores.push(s);
-      }
-    }
+    const stores = await contenderStores(store, reopen, Math.min(contenders, 4) - 1, opened);
     const results = await Promise.all(
       Array.from({ length: contenders }, (_, i) => stores[i % stores.length]!.acquireOwner(input.id, `contender-${i}`, 60_000)),
     );

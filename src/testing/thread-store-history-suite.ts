@@ -5,27 +5,19 @@
  */
 import assert from "node:assert/strict";
 
-import { AdaptorError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
 import type { HistoryTurn, NewHistoryTurn, NewThreadRecord, ThreadStore } from "../thread/store.js";
 import { HISTORY_FIELD_CAP_BYTES, HISTORY_TURN_CAP_BYTES } from "../thread/transcript.js";
 import type { ConformanceRunner } from "./conformance.js";
+import { hasCode, type StoreCase } from "./store-suite-kit.js";
 
 export interface HistoryCaseContext {
   runner: ConformanceRunner;
   timeout: number;
-  withStore: (body: (store: ThreadStore, opened: ThreadStore[]) => Promise<void>) => () => Promise<void>;
+  withStore: (body: StoreCase<ThreadStore>) => () => Promise<void>;
   makeStore: () => ThreadStore | Promise<ThreadStore>;
   reopen: ((store: ThreadStore) => ThreadStore | Promise<ThreadStore>) | undefined;
   newRecord: (overrides?: Partial<NewThreadRecord>) => NewThreadRecord;
-}
-
-function hasCode(code: string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(AdaptorError.is(err), `expected an AdaptorError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code);
-    return true;
-  };
 }
 
 /** A turn as a thread would append it; `text` becomes its assistant message. */

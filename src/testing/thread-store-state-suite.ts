@@ -6,17 +6,9 @@
  */
 import assert from "node:assert/strict";
 
-import { AdaptorError } from "../errors/index.js";
 import { PROVIDER_STATE_MAX_BYTES, type ThreadStore } from "../thread/store.js";
 import type { HistoryCaseContext } from "./thread-store-history-suite.js";
-
-function hasCode(code: string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(AdaptorError.is(err), `expected an AdaptorError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code);
-    return true;
-  };
-}
+import { hasCode } from "./store-suite-kit.js";
 
 type StateStore = ThreadStore & Required<Pick<ThreadStore, "loadProviderState" | "saveProviderState">>;
 

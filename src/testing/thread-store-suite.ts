@@ -18,11 +18,11 @@
  */
 import assert from "node:assert/strict";
 
-import { AdaptorError } from "../errors/index.js";
 import type { NewThreadRecord, ThreadLease, ThreadStore } from "../thread/store.js";
 import type { ConformanceRunner } from "./conformance.js";
 import { registerHistoryCases } from "./thread-store-history-suite.js";
 import { registerProviderStateCases } from "./thread-store-state-suite.js";
+import { contenderStores, hasCode, sleep, storeCases } from "./store-suite-kit.js";
 
 export interface ThreadStoreSuiteOptions {
   /** The `describe`/`it` pair of any runner (vitest, node:test, jest, mocha). */
@@ -38,16 +38,6 @@ export interface ThreadStoreSuiteOptions {
   contenders?: number;
   /** Per-test timeout in ms (default 30 000). */
   timeoutMs?: number;
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function hasCode(code: string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(AdaptorError.is(err), `expected an AdaptorError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code);
-    return true;
-  };
 }
 
 let counter = 0;
@@ -92,16 +82,7 @@ export function runThreadStoreSuite(
   const contenders = options.contenders ?? 16;
   const reopen = options.reopen;
 
-  /** Runs `body` with a fresh store and closes it (and anything `body` opened) afterwards. */
-  const withStore = (body: (store: ThreadStore, opened: ThreadStore[]) => Promise<void>) => async () => {
-    const store = await makeStore();
-    const opened: ThreadStore[] = [store];
-    try {
-      await body(store, opened);
-    } finally {
-      for (const s of opened) await s.close();
-    }
-  };
+  const withStore = storeCases(makeStore);
 
   describe("thread store", () => {
     describe("records", () => {
@@ -310,14 +291,7 @@ export function runThreadStoreSuite(
       }), timeout);
 
       it(`grants a contended lease to exactly one of ${contenders} parallel owners`, withStore(async (store, opened) => {
-        const instances: ThreadStore[] = [store];
-        if (reopen) {
-          for (let i = 0; i < 3; i++) {
-            const other = await reopen(store);
-            opened.push(other);
-            instances.push(other);
-          }
-        }
+        const instances = await contenderStores(store, reopen, 3, opened);
         for (let round = 0; round < 5; round++) {
           const { id } = await store.create(newRecord());
           const results = await Promise.all(
