@@ -145,7 +145,7 @@ export class ConversationStore implements Conversations {
         continue; // Folded and removed since the listing.
       }
       if (!text.includes(id)) continue;
-      for (const record of journalLines(text)) if (record.id === id) records.push(record);
+      for (const record of journalLines(text, id)) if (record.id === id) records.push(record);
     }
     return records;
   }
@@ -280,11 +280,14 @@ async function foldJournal(dir: string, journal: string): Promise<void> {
   await rm(journal, { force: true });
 }
 
-/** The complete records of a journal's text; a line cut short (or otherwise unreadable) is skipped. */
-function journalLines(text: string): JournalRecord[] {
+/**
+ * The complete records of a journal's text; a line cut short (or otherwise unreadable) is skipped.
+ * `about`: only lines that mention it are parsed.
+ */
+function journalLines(text: string, about?: string): JournalRecord[] {
   const records: JournalRecord[] = [];
   for (const line of text.split("\n")) {
-    if (line === "") continue;
+    if (line === "" || (about !== undefined && !line.includes(about))) continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
