@@ -13,8 +13,10 @@ import { afterAll, describe, expect, it } from "vitest";
 
 import { createAgent, createSession, sqliteSessionStore, sqliteThreadStore, type AgentEvent } from "../../src/index.js";
 import { acp } from "../../src/drivers/acp/index.js";
+import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
 import { createAttachServer } from "../../src/server/index.js";
+import { installFakeCli } from "../drivers/fake-cli/install.js";
 import { logOf, until } from "../session/harness.js";
 
 const CANARY = "sk-scenario-canary-3e9b51d07c2a48f6";
@@ -128,6 +130,54 @@ child.stdout.on("data", (chunk) => {
     expect(events.some((event) => event.type === "notice" && event.message.includes("yyyy"))).toBe(true);
     // Not even the key's first 16 characters, which a cut at the excerpt's end would leave.
     expect(text).not.toContain(PLAIN_KEY.slice(0, 16));
+  }, 60_000);
+
+  it("is not cut in half where a long tool output is clipped: no part of it shows", async () => {
+    const cli = await installFakeCli("claude");
+    try {
+      const folder = dir();
+      const wrapper = join(folder, "claude");
+      // The command's output ends its first 32,000 characters 16 characters into the key.
+      writeFileSync(
+        wrapper,
+        `#!${process.execPath}
+const { spawn } = require("node:child_process");
+const { writeSync } = require("node:fs");
+const child = spawn(${JSON.stringify(cli.executable)}, process.argv.slice(2), { stdio: ["inherit", "pipe", "inherit"] });
+child.on("exit", (code) => process.exit(code ?? 1));
+let buffered = "";
+child.stdout.on("data", (chunk) => {
+  buffered += chunk; let nl;
+  while ((nl = buffered.indexOf("\\n")) >= 0) {
+    let line = buffered.slice(0, nl + 1); buffered = buffered.slice(nl + 1);
+    if (line.includes('"tool_result"')) {
+      const message = JSON.parse(line);
+      message.message.content[0].content = "y".repeat(31983) + " " + process.env.SCENARIO_API_KEY + " and more";
+      line = JSON.stringify(message) + "\\n";
+    }
+    writeSync(1, line);
+  }
+});
+`,
+      );
+      chmodSync(wrapper, 0o755);
+      const agent = createAgent(claude({ executable: wrapper, configDir: cli.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-clip-key-0123456789", SCENARIO_API_KEY: PLAIN_KEY } }), {
+        workspace: cli.workspace,
+        defaults: { onApproval: async () => ({ decision: "allow" as const }) },
+      });
+      const events: AgentEvent[] = [];
+      try {
+        for await (const event of agent.stream("[[bash]] run it")) events.push(event);
+      } finally {
+        await agent.close();
+      }
+      expect(events.at(-1)?.type).toBe("run.completed");
+      const completed = events.find((event) => event.type === "tool.completed");
+      expect(completed).toMatchObject({ output: expect.stringContaining("yyyy") });
+      expect(JSON.stringify(events)).not.toContain(PLAIN_KEY.slice(0, 16));
+    } finally {
+      await cli.cleanup();
+    }
   }, 60_000);
 
   it("does not reach the host's console through a provider answering a request never sent, with the key as its id", async () => {

@@ -32,7 +32,9 @@ export class Launcher {
     this.#processes = new OwnedProcesses(dialect.id, dialect.install);
     const key = providerKey(config);
     this.#secrets = key === undefined ? [] : [key];
-    this.redactor = createRedactor({ env: process.env, secrets: this.#secrets });
+    // The driver's env too: the values of its secret-looking names reach the child, and the
+    // driver cuts tool outputs after redacting them with this redactor.
+    this.redactor = createRedactor({ env: { ...process.env, ...config.env }, secrets: this.#secrets });
   }
 
   /** Secrets the driver put into the child's environment. */

@@ -50,13 +50,21 @@ export async function toolStarted(callId: string, call: ToolCall, workspace: Wor
 }
 
 /** The `tool.completed` fields of a call from its `tool_result` block and the message's `tool_use_result`. */
-export async function toolCompleted(callId: string, call: ToolCall, block: Record<string, unknown>, toolUseResult: unknown, workspace: Workspace): Promise<ToolCompleted> {
+export async function toolCompleted(
+  callId: string,
+  call: ToolCall,
+  block: Record<string, unknown>,
+  toolUseResult: unknown,
+  workspace: Workspace,
+  redact: (text: string) => string,
+): Promise<ToolCompleted> {
   const kind = toolKind(effectiveTool(call.name, call.input).name);
   const output = resultText(block.content);
   const status: ToolCompleted["status"] =
     block.is_error === true ? (call.denied ? "declined" : "failed") : kind === "command" && commandFailed(block) ? "failed" : "completed";
   const event: ToolCompleted = { callId, status };
-  if (output !== undefined) event.output = clip(output);
+  // Redacted before the clip: a secret across the cut would leave its front past redaction.
+  if (output !== undefined) event.output = clip(redact(output));
   if (kind === "command") {
     const exitCode = commandExitCode(block, output, toolUseResult);
     if (exitCode !== undefined) event.exitCode = exitCode;

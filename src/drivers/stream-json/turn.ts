@@ -367,7 +367,7 @@ export class TurnMapper {
       const call = callId === undefined ? undefined : this.#tools.get(callId);
       if (!callId || !call?.started || call.completed) continue;
       call.completed = true;
-      const completed = await toolCompleted(callId, call, block, toolUseResult, this.#workspace);
+      const completed = await toolCompleted(callId, call, block, toolUseResult, this.#workspace, this.#redact);
       await this.#emit({ type: "tool.completed", ...completed, provenance: this.#prov({ itemId: callId }) });
     }
   }
