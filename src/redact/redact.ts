@@ -126,6 +126,10 @@ export function secretEnvValues(
   return [...out];
 }
 
+/** {@link isSecretKey}'s answers by key: every redacted object asks again for the same few keys. */
+const secretKeys = new Map<string, boolean>();
+const SECRET_KEYS_CACHED = 4096;
+
 const SECRET_KEY_SUFFIXES = [
   "apikey",
   "accesskey",
@@ -158,10 +162,6 @@ export function isSecretKey(key: string): boolean {
   }
   return secret;
 }
-
-/** {@link isSecretKey}'s answers by key: every redacted object asks again for the same few keys. */
-const secretKeys = new Map<string, boolean>();
-const SECRET_KEYS_CACHED = 4096;
 
 /** Creates a redactor; see {@link Redactor}. */
 // long-function: the redactor's functions share one compiled state (literals, patterns); each is short
