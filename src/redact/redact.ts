@@ -129,6 +129,7 @@ export function secretEnvValues(
 /** {@link isSecretKey}'s answers by key: every redacted object asks again for the same few keys. */
 const secretKeys = new Map<string, boolean>();
 const SECRET_KEYS_CACHED = 4096;
+const SECRET_KEY_CACHED_LENGTH = 64;
 
 const SECRET_KEY_SUFFIXES = [
   "apikey",
@@ -157,8 +158,11 @@ export function isSecretKey(key: string): boolean {
   if (secret === undefined) {
     const n = key.toLowerCase().replace(/[^a-z0-9]/g, "");
     secret = SECRET_KEY_SUFFIXES.some((suffix) => n.endsWith(suffix));
-    if (secretKeys.size >= SECRET_KEYS_CACHED) secretKeys.clear();
-    secretKeys.set(key, secret);
+    // Only short keys are kept: a provider sending long unique keys must not grow this cache's bytes.
+    if (key.length <= SECRET_KEY_CACHED_LENGTH) {
+      if (secretKeys.size >= SECRET_KEYS_CACHED) secretKeys.clear();
+      secretKeys.set(key, secret);
+    }
   }
   return secret;
 }
