@@ -250,6 +250,7 @@ class PiDriverImpl extends ProcessBackedDriver<PiConnection> implements PiDriver
           if (this.#queues.get(runId) === send) this.#queues.delete(runId);
         };
       },
+      redact: (text) => this.#redactor.redactText(text),
     });
   }
 

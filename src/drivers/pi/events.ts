@@ -79,9 +79,9 @@ export class PiEventMapper {
   finalText = "";
 
   /** `workspace`: where an edit or write call's file is read for its diff. */
-  constructor(emit: Emit, workspace?: string, mcpServers: readonly string[] = []) {
+  constructor(emit: Emit, workspace?: string, mcpServers: readonly string[] = [], redact?: (text: string) => string) {
     this.#emit = emit;
-    this.#tools = new PiToolCalls(emit, workspace, mcpServers);
+    this.#tools = new PiToolCalls(emit, workspace, mcpServers, redact);
   }
 
   /** The turn's usage over its model requests so far (see `PiTurnUsage`). */

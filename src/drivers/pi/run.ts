@@ -28,6 +28,8 @@ export interface PiRunContext {
   acquire(request: RunRequest, signal: AbortSignal): Promise<PiConnection>;
   /** Registers the run's mid-turn input channel (steer and follow-up); returns the unregister function. */
   registerQueue(runId: string, send: (kind: "steer" | "follow_up", text: string, signal: AbortSignal) => Promise<void>): () => void;
+  /** The driver's redaction, for text the mapper cuts before emitting it. */
+  redact?: (text: string) => string;
 }
 
 /** How the wait for the prompted turn ended. */
@@ -39,7 +41,7 @@ export async function runPiTurn(request: RunRequest, sink: EventSink, signal: Ab
   signal.throwIfAborted();
   const emitter = new OrderedEmitter(sink);
   const mcpServers = [...(request.hostTools !== undefined ? [request.hostTools.serverName] : []), ...request.resources.mcp.map((s) => s.name)];
-  const mapper = new PiEventMapper(emitter.emit, request.workspace, mcpServers);
+  const mapper = new PiEventMapper(emitter.emit, request.workspace, mcpServers, context.redact);
   let agentEnded!: () => void;
   const agentEnd = new Promise<void>((resolve) => (agentEnded = resolve));
   let prompted = false;

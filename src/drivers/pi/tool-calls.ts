@@ -43,7 +43,11 @@ export class PiToolCalls {
   /** Set when the run is cancelled: Pi's abort makes a running tool fail, which is its cancellation. */
   cancelling = false;
 
-  constructor(emit: Emit, workspace?: string, mcpServers: readonly string[] = []) {
+  /** The driver's redaction, applied to a title before it is cut (see `toolTitle`). */
+  readonly #redact: (text: string) => string;
+
+  constructor(emit: Emit, workspace?: string, mcpServers: readonly string[] = [], redact: (text: string) => string = (text) => text) {
+    this.#redact = redact;
     this.#emit = emit;
     this.#workspace = workspace;
     this.#mcpServers = mcpServers;
@@ -93,7 +97,7 @@ export class PiToolCalls {
     this.#tools.set(callId, { completed: false, name, args: event.args, output: "" });
     const mcp = mcpTool(name, this.#mcpServers);
     const kind = mcp !== undefined ? "mcp" : toolKind(name);
-    const started: ToolStarted = { callId, kind, name, title: mcp !== undefined ? `${mcp.server}/${mcp.tool}` : toolTitle(name, event.args) };
+    const started: ToolStarted = { callId, kind, name, title: mcp !== undefined ? `${mcp.server}/${mcp.tool}` : toolTitle(name, event.args, this.#redact) };
     if (mcp !== undefined) started.mcp = mcp;
     const command = kind === "command" && isObject(event.args) ? str(event.args.command) : undefined;
     if (command !== undefined) started.command = command;

@@ -34,12 +34,15 @@ export function toolKind(name: string): ToolKind {
   return "other";
 }
 
-/** A one-line title: the tool and its command, path or pattern. */
-export function toolTitle(name: string, args: unknown): string {
+/**
+ * A one-line title: the tool and its command, path or pattern. `redact` runs before the cut: a
+ * secret across it would leave its front past the redaction of the emitted event.
+ */
+export function toolTitle(name: string, args: unknown, redact: (text: string) => string = (text) => text): string {
   const field = (key: string) => (isObject(args) ? str(args[key]) : undefined);
   const detail = field("command") ?? field("path") ?? field("pattern");
   if (detail === undefined || detail === "") return name;
-  const line = detail.split("\n", 1)[0] ?? "";
+  const line = redact(detail.split("\n", 1)[0] ?? "");
   return `${name}: ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`;
 }
 

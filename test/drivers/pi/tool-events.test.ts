@@ -145,3 +145,16 @@ describe("pi tool events: confinement", () => {
     }
   });
 });
+
+describe("a secret in a long command line", () => {
+  it("is redacted before the title is cut, so no part of it is left past the cut", async () => {
+    const key = "Zq8Kx2mP9vL4nR7tW1yB5cH3jF6gD0sA";
+    const redacting = new PiEventMapper(async (event) => void events.push(event), workspace, [], (text) => text.split(key).join("[REDACTED]"));
+    // The title keeps the command line's first 199 characters: 22 of them are the key's unless it is redacted first.
+    const command = `${"y".repeat(176)} ${key} and more`;
+    await redacting.handle({ type: "tool_execution_start", toolCallId: "call_k", toolName: "bash", args: { command } });
+    const title = started("call_k").title ?? "";
+    expect(title).toContain("[REDACTED]");
+    expect(title).not.toContain(key.slice(0, 8));
+  });
+});
