@@ -25,6 +25,9 @@ export class TextAccumulator {
   }
 
   toString(): string {
+    // One piece is returned as it is: a reader holding it and a later reader share one string.
+    if (this.#blocks.length === 0 && this.#parts.length <= 1) return this.#parts[0] ?? "";
+    if (this.#blocks.length === 1 && this.#parts.length === 0) return this.#blocks[0]!;
     const text = this.#blocks.join("") + this.#parts.join("");
     this.#blocks = text ? [text] : [];
     this.#parts = [];

@@ -170,6 +170,7 @@ export class RunTimeline {
       return;
     }
     if (event.type === "message.completed") {
+      this.#closeDelta(event);
       this.#assistantItem = event.itemId;
       this.#assistantText = new TextAccumulator(event.text);
     }
@@ -192,28 +193,44 @@ export class RunTimeline {
   #trackDelta(event: DeltaEvent): void {
     if (this.#observeDeltas) this.#notify(event);
     const { type, itemId, text } = event;
-    if (type === "message.delta") {
-      if (itemId !== this.#assistantItem) {
-        this.#assistantText = new TextAccumulator();
-        this.#assistantItem = itemId;
-      }
-      this.#assistantText.append(text);
-    }
     const open = this.#openDelta;
-    if (open !== undefined && open.entry.type === type && open.entry.itemId === itemId) {
+    const merges = open !== undefined && open.entry.type === type && open.entry.itemId === itemId;
+    let shared: TextAccumulator | undefined;
+    if (type === "message.delta") {
+      const starts = this.#assistantItem !== itemId;
+      const assistant = starts ? this.#startAssistant(itemId) : this.#assistantText;
+      assistant.append(text);
+      // The entry's text is the assistant's text: appended once, held once.
+      if (merges && open.text === assistant) return;
+      // Only an entry that starts with the message can share its text; a later one holds a suffix.
+      if (starts) shared = assistant;
+    }
+    if (merges) {
       open.text.append(text);
       return;
     }
     this.#closeDelta();
     const entry = Object.assign({}, event);
     this.#transcript.push(entry);
-    this.#openDelta = { entry, text: new TextAccumulator(text) };
+    this.#openDelta = { entry, text: shared ?? new TextAccumulator(text) };
   }
 
-  /** Materialize the merged text of the trailing delta entry; later deltas start a new entry. */
-  #closeDelta(): void {
-    if (!this.#openDelta) return;
-    this.#openDelta.entry.text = this.#openDelta.text.toString();
+  #startAssistant(itemId: string): TextAccumulator {
+    this.#assistantItem = itemId;
+    return (this.#assistantText = new TextAccumulator());
+  }
+
+  /**
+   * Materialize the merged text of the trailing delta entry; later deltas start a new entry.
+   * Given the message that completes the entry's deltas with the same text, the entry keeps that
+   * message's string, so the transcript holds the text once for both.
+   */
+  #closeDelta(completed?: { itemId: string; text: string }): void {
+    const open = this.#openDelta;
+    if (!open) return;
+    if (completed !== undefined && (open.entry.type !== "message.delta" || open.entry.itemId !== completed.itemId)) return;
+    const text = open.text.toString();
+    open.entry.text = completed !== undefined && text === completed.text ? completed.text : text;
     this.#openDelta = undefined;
   }
 }
