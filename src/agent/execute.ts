@@ -503,7 +503,7 @@ async function failGivenUpOutput(scope: RunScope, failure: { message: string }, 
 
 /** The validated structured value; otherwise `run.failed` with `output_invalid`, rejecting with `OutputInvalidError`. */
 async function structuredOrFail(scope: RunScope, output: ResolvedOutput, completed: RunResponse, providerSessionId: string | undefined): Promise<{ value: unknown }> {
-  const decoded = await decodeStructured(output, completed);
+  const decoded = await decodeStructured(output, completed, (text) => scope.redactor.redactText(text));
   if (decoded.ok) return { value: decoded.value };
   const partial = { runId: scope.timeline.runId, ...(providerSessionId !== undefined ? { providerSessionId } : {}) };
   const { failure, error } = outputFailure(decoded, completed, partial, scope.redactor);

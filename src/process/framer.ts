@@ -6,19 +6,13 @@
 import { isUtf8 } from "node:buffer";
 
 import { ProtocolError } from "../errors/index.js";
+import { redactThenClip } from "../redact/clip.js";
 
 /** Default bound of one line: large tool outputs fit, a runaway child cannot exhaust memory. */
 export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
 
-/** Length of the excerpt attached to an `invalid_json` frame. */
+/** Length of the excerpt attached to an `invalid_json` frame, before its "…" when cut. */
 export const EXCERPT_CHARS = 120;
-
-/**
- * How much of an invalid line is redacted before the excerpt is cut from it. Cutting first would
- * leave the front of a secret that crosses the excerpt's end, which redaction no longer
- * recognises; a secret is far shorter than this, and a line may be megabytes.
- */
-const EXCERPT_REDACT_CHARS = 64 * 1024;
 
 export type JsonLine =
   | { kind: "json"; value: unknown }
@@ -210,7 +204,8 @@ export class NdjsonFramer {
     return {
       kind: "error",
       error: new ProtocolError(`line ${line} is not valid JSON`, "invalid_json"),
-      excerpt: excerptOf(this.#redact(text.length > EXCERPT_REDACT_CHARS ? text.slice(0, EXCERPT_REDACT_CHARS) : text), text.length > EXCERPT_REDACT_CHARS),
+      // Redacted before the cut: a secret across the excerpt's end would leave its front.
+      excerpt: redactThenClip(text, this.#redact, EXCERPT_CHARS + 1),
       line,
     };
   }
@@ -239,9 +234,4 @@ export class NdjsonFramer {
       out.push(this.#invalidJson(line, text));
     }
   }
-}
-
-/** The first {@link EXCERPT_CHARS} characters of an already redacted line, marked when cut. */
-function excerptOf(redacted: string, cut: boolean): string {
-  return redacted.length > EXCERPT_CHARS || cut ? `${redacted.slice(0, EXCERPT_CHARS)}…` : redacted;
 }

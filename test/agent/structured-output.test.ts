@@ -368,6 +368,37 @@ describe("other Standard Schemas", () => {
     }
   });
 
+  it("quotes an issue that repeats the answer without the front of a registered secret its cut would leave", async () => {
+    // A key of no recognisable shape, known only because the driver registers it.
+    const key = "Zq8Kx2mP9vL4nR7tW1yB5cH3jF6gD0sA";
+    const echoing = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "handmade",
+        validate: (value: unknown): StandardSchemaV1.Result<string> => ({ issues: [{ message: `not a fruit: ${String(value)}` }] }),
+        jsonSchema: { input: () => ({ type: "string" }), output: () => ({ type: "string" }) },
+        types: undefined as unknown as StandardSchemaV1.Types<unknown, string>,
+      },
+    };
+    // The summary cuts an issue at 160 characters: "not a fruit: " and 136 more put the key's first 10 before the cut.
+    const { driver } = answering(JSON.stringify(`${"y".repeat(135)} ${key} and more`), true);
+    const agent = createAgent({ ...driver, secrets: () => [key] });
+    try {
+      const stream = agent.stream("a fruit", { output: echoing });
+      const events = await drain(stream);
+      const error = (await stream.result.catch((e: unknown) => e)) as OutputInvalidError;
+      expect(error).toBeInstanceOf(OutputInvalidError);
+      expect(error.message).toContain("not a fruit: yyyy");
+      // The model's own message is published as written; the failure is redacted.
+      const failed = events.filter((event) => event.type === "run.failed");
+      const shown = JSON.stringify({ failed, message: error.message, issues: error.issues, partial: error.partial });
+      expect(shown).toContain("not a fruit: yyyy");
+      expect(shown).not.toContain(key.slice(0, 8));
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("refuses a schema that offers no JSON Schema with a ConfigError naming its vendor", async () => {
     const agent = createAgent(answering("42", true).driver);
     try {

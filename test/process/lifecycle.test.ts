@@ -12,7 +12,7 @@ describe("reaping on host exit", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "reap-test-"));
     const processFiles = (await readdir(new URL("../../src/process/", import.meta.url))).filter((f) => f.endsWith(".ts"));
-    await transpileSources(dir, ["src/errors/index.ts", "src/errors/codes.ts", "src/redact/redact.ts", ...processFiles.map((f) => `src/process/${f}`)]);
+    await transpileSources(dir, ["src/errors/index.ts", "src/errors/codes.ts", "src/redact/redact.ts", "src/redact/clip.ts", ...processFiles.map((f) => `src/process/${f}`)]);
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -49,7 +49,7 @@ describe("reaping when the host dies of a signal", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "reap-signal-test-"));
     const processFiles = (await readdir(new URL("../../src/process/", import.meta.url))).filter((f) => f.endsWith(".ts"));
-    await transpileSources(dir, ["src/errors/index.ts", "src/errors/codes.ts", "src/redact/redact.ts", ...processFiles.map((f) => `src/process/${f}`)]);
+    await transpileSources(dir, ["src/errors/index.ts", "src/errors/codes.ts", "src/redact/redact.ts", "src/redact/clip.ts", ...processFiles.map((f) => `src/process/${f}`)]);
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });

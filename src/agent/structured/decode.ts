@@ -5,6 +5,7 @@
  * `OutputInvalidError` (`output_invalid`), never silently.
  */
 import type { RunResponse } from "../../driver/types.js";
+import { redactThenClip } from "../../redact/clip.js";
 import { extractJson } from "./extract.js";
 import type { ResolvedOutput } from "./resolve.js";
 import type { OutputIssue } from "./types.js";
@@ -13,7 +14,11 @@ export type Decoded = { ok: true; value: unknown } | { ok: false; message: strin
 
 const MAX_LISTED_ISSUES = 3;
 
-export async function decodeStructured(output: ResolvedOutput, response: RunResponse): Promise<Decoded> {
+/**
+ * `redact`: the run's redaction, applied to each issue's message before it is cut for the summary
+ * (an issue may quote the model's answer, and a secret cut in half is no longer recognised).
+ */
+export async function decodeStructured(output: ResolvedOutput, response: RunResponse, redact: (text: string) => string): Promise<Decoded> {
   let value: unknown;
   if (response.structured !== undefined) value = response.structured;
   else {
@@ -23,15 +28,11 @@ export async function decodeStructured(output: ResolvedOutput, response: RunResp
   }
   const validation = await output.validate(value);
   if (validation.ok) return validation;
-  return { ok: false, message: `structured output does not match the schema: ${summary(validation.issues)}`, issues: validation.issues };
+  return { ok: false, message: `structured output does not match the schema: ${summary(validation.issues, redact)}`, issues: validation.issues };
 }
 
-function summary(issues: readonly OutputIssue[]): string {
-  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${clip(issue.message)}`);
+function summary(issues: readonly OutputIssue[], redact: (text: string) => string): string {
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${redactThenClip(issue.message, redact, 160)}`);
   const more = issues.length > MAX_LISTED_ISSUES ? `; and ${issues.length - MAX_LISTED_ISSUES} more` : "";
   return `${listed.join("; ")}${more}`;
-}
-
-function clip(text: string): string {
-  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }

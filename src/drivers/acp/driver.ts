@@ -200,6 +200,7 @@ class AcpDriverImpl extends ProcessBackedDriver<AcpConnection> implements AcpDri
       traits: this.#config.preset,
       watchdogs: this.#config.watchdogs,
       sessionsCreated: this.#sessionsCreated,
+      redact: (text) => this.#redactor.redactText(text),
       acquire: async (req, runSignal) => {
         let standby = req.standby instanceof Standby || req.standby instanceof Writer ? req.standby.claim(this) : undefined;
         // A warm session offered no host-tools server: a run that has host tools resumes it in a fresh process.

@@ -10,6 +10,7 @@ import type { AcpPresetTraits, AcpUsageSource } from "./config.js";
 import { ALL_USAGE_SOURCES } from "./config.js";
 import { arr } from "../../driver/json.js";
 import { isObject, num, open, openEach, readFrame, str, type Lenient } from "../../driver/lens.js";
+import { redactThenClip } from "../../redact/clip.js";
 import { agentToolName, mcpToolOf, commandOf, commandOutputOf, exitCodeOf, filesOf, outputDelta, textOf, toolKind } from "./tools.js";
 
 export { toolKind } from "./tools.js";
@@ -106,6 +107,8 @@ export interface MapperHooks {
   onConfigOptions?(options: unknown[]): void;
   /** A tool call reached its final input (completed, failed, or asked for permission); returns whether the loop limit tripped. */
   onToolSignature?(signature: string): void;
+  /** The driver's redaction, for agent text the mapper cuts before emitting it. */
+  redact?(text: string): string;
 }
 
 /** Maps the updates of one run. Not re-entrant: callers feed updates in order. */
@@ -194,7 +197,8 @@ export class UpdateMapper {
     const text = str(content.text) ?? "";
     if (text === "") return;
     if (type === "message" && this.#traits.diagnosticText?.some((re) => re.test(text))) {
-      await this.notice("warning", "agent_diagnostic", text.slice(0, 500));
+      // Redacted before the cut: a secret across it would leave its front past core's redaction.
+      await this.notice("warning", "agent_diagnostic", redactThenClip(text, this.#hooks.redact ?? ((t) => t), 500, ""));
       return;
     }
     let s = this.#segment;

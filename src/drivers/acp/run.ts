@@ -41,6 +41,8 @@ export interface AcpRunContext {
   keep?(connection: AcpConnection, sessionId: string): StandbyHandle;
   /** When this driver saw each session it created or forked bound (epoch ms), for {@link AcpLoadQuirks.loadAfterCreationMinute}. */
   sessionsCreated?: Map<string, number>;
+  /** The driver's redaction, for agent text cut before it is emitted. */
+  redact?(text: string): string;
 }
 
 /** Runs one turn. Resolves with the response; rejects with a typed error or the abort reason. */
@@ -56,6 +58,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
   const mapper = new UpdateMapper(emit, traits, request.runId, {
     onConfigOptions: (options) => config.replace(options),
     onToolSignature: (signature) => watchdogs.toolSignature(signature),
+    ...(context.redact !== undefined ? { redact: context.redact } : {}),
   });
 
   const connection = await context.acquire(request, signal);

@@ -4,6 +4,7 @@
  * request is retried only while none of its output was delivered (the loop decides that).
  */
 import { AdaptorError, AuthRequiredError, ProviderError, type DeliveryPhase, type ErrorCode } from "../../errors/index.js";
+import { redactThenClip } from "../../redact/clip.js";
 
 /** The retry-after a server asked for, in ms, when it asked (`retry-after-ms` or `retry-after` seconds). */
 export function retryAfterMs(error: unknown): number | undefined {
@@ -37,16 +38,19 @@ export function isRetryable(error: unknown): boolean {
   return status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500);
 }
 
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.length > 500 ? `${text.slice(0, 499)}…` : text;
+/** The error's message, redacted before it is cut: a secret across the cut would leave its front. */
+function messageOf(error: unknown, redact: (text: string) => string): string {
+  return redactThenClip(error instanceof Error ? error.message : String(error), redact, 500);
 }
 
-/** The library's error for a failed model request. */
-export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: string | undefined): AdaptorError {
+/**
+ * The library's error for a failed model request. `redact` is the driver's: the endpoint's
+ * message may echo the key, and core's redaction cannot see a key cut in half.
+ */
+export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: string | undefined, redact: (text: string) => string): AdaptorError {
   if (AdaptorError.is(error)) return error;
-  const message = `the model request failed: ${messageOf(error)}`;
-  if (isConnectionError(error)) return new ProviderError(`the endpoint could not be reached: ${messageOf(error)}`, { code: "provider_unreachable", retryable: true, phase, cause: error });
+  const message = `the model request failed: ${messageOf(error, redact)}`;
+  if (isConnectionError(error)) return new ProviderError(`the endpoint could not be reached: ${messageOf(error, redact)}`, { code: "provider_unreachable", retryable: true, phase, cause: error });
   const status = statusOf(error);
   const options = (code: ErrorCode, retryable: boolean) => ({ code, retryable, phase, cause: error });
   switch (true) {
@@ -63,7 +67,7 @@ export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: 
       return new ProviderError(message, options("rate_limited", true));
     case status === 503 || status === 529:
       return new ProviderError(message, options("provider_overloaded", true));
-    case status === 400 && /context|too long|maximum.*tokens/i.test(messageOf(error)):
+    case status === 400 && /context|too long|maximum.*tokens/i.test(message):
       return new ProviderError(message, options("context_window_exceeded", false));
     default:
       return new ProviderError(message, options("provider_error", isRetryable(error)));

@@ -47,11 +47,13 @@ export interface LoopContext {
   guard?: ContextGuard;
   queues: RunQueues;
   usage: TurnUsage;
-  tools: Omit<ToolCallContext, "emit" | "signal">;
+  tools: Omit<ToolCallContext, "emit" | "signal" | "redact">;
   /** Called once, right before the first model request leaves. */
   markDelivered(): void;
   /** Saves the conversation as it is now. */
   save(): Promise<void>;
+  /** The driver's redaction, for a failed request's message before it is cut. */
+  redact(text: string): string;
 }
 
 /** What the turn produced. */
@@ -117,7 +119,7 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
     ctx.turn.messages.push({ role: "assistant", text: answer.text, ...(answer.reasoning !== "" ? { reasoning: answer.reasoning } : {}), toolCalls: answer.toolCalls, model: ctx.base.model });
     if (answer.text !== "") text = answer.text;
     if (answer.toolCalls.length > 0) {
-      const batch = await runToolCalls(answer.toolCalls, { ...ctx.tools, emit: ctx.emitter.emit, signal: ctx.signal });
+      const batch = await runToolCalls(answer.toolCalls, { ...ctx.tools, emit: ctx.emitter.emit, signal: ctx.signal, redact: ctx.redact });
       ctx.turn.messages.push(...batch.results);
       if (answer.toolCalls.some((call) => mayChange(ctx, call.name))) await ctx.save();
       if (batch.interrupt) break;
@@ -178,10 +180,10 @@ async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer
       await segments.close().catch(() => {});
       if (ctx.signal.aborted) throw ctx.signal.reason ?? error;
       if (segments.delivered || attempt >= ctx.config.maxRetries || !isRetryable(error)) {
-        throw requestFailure(error, "after_delivery", ctx.config.apiKeyEnv);
+        throw requestFailure(error, "after_delivery", ctx.config.apiKeyEnv, ctx.redact);
       }
       const wait = Math.min(retryAfterMs(error) ?? ctx.config.retryBaseDelayMs * 2 ** attempt, MAX_RETRY_DELAY_MS);
-      const why = requestFailure(error, "after_delivery", ctx.config.apiKeyEnv).message;
+      const why = requestFailure(error, "after_delivery", ctx.config.apiKeyEnv, ctx.redact).message;
       await ctx.emitter.emit({ type: "notice", level: "warning", code: "provider_retry", message: `retrying the model request in ${Math.round(wait)} ms (attempt ${attempt + 2} of ${ctx.config.maxRetries + 1}): ${why}`, provenance: { provider: PROVIDER } });
       await abortableDelay(wait, ctx.signal);
     }

@@ -181,6 +181,7 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
     const allowed = ctx.allowedFor(conversation.id);
     const wire = config.api === "responses" ? responsesApi : chatApi;
     const guard = config.compaction === undefined ? undefined : new ContextGuard({ settings: config.compaction, windows: ctx.windows, client, wire, conversation, store: ctx.store, emitter, usage, signal, requestTimeoutMs: config.requestTimeoutMs });
+    const redact = (text: string) => ctx.redactor.redactText(text);
     const result = await runLoop({
       client,
       wire,
@@ -193,9 +194,10 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
       ...(guard !== undefined ? { guard } : {}),
       queues: ctx.queues,
       usage,
-      tools: { request, toolbox, allowed, ...(config.subagents !== undefined ? { runTask: new Subagents({ client, wire, config, base: taskBase(base), toolbox, request, allowed, usage, started: { count: 0 } }, emitter.offer).run } : {}) },
+      tools: { request, toolbox, allowed, ...(config.subagents !== undefined ? { runTask: new Subagents({ client, wire, config, base: taskBase(base), toolbox, request, allowed, usage, started: { count: 0 }, redact }, emitter.offer).run } : {}) },
       markDelivered: () => request.markDelivered(),
       save,
+      redact,
     });
     turn.ended = "completed";
     if (config.title && conversation.title === undefined) await generateTitle({ client, wire, model, conversation, emitter, usage, signal, requestTimeoutMs: config.requestTimeoutMs });

@@ -37,6 +37,8 @@ export interface TaskHost {
   usage: TurnUsage;
   /** Tasks started in this run so far, at every depth. */
   started: { count: number };
+  /** The driver's redaction (see `LoopContext.redact`). */
+  redact(text: string): string;
 }
 
 /** A child event as the parent publishes it, nested under call `parent`; undefined: not published. */
@@ -89,7 +91,7 @@ export class Subagents {
     const approve: RunRequest["approve"] = (request) =>
       host.request.approve({ ...request, requestId: `${call.id}/${request.requestId}`, ...(request.callId !== undefined ? { callId: `${call.id}/${request.callId}` } : {}) });
     const child = new Subagents({ ...host, toolbox }, (event) => emitter.offer(event), depth);
-    const tools: Omit<ToolCallContext, "emit" | "signal"> = { request: { ...host.request, approve }, toolbox, allowed: host.allowed, runTask: child.run };
+    const tools: Omit<ToolCallContext, "emit" | "signal" | "redact"> = { request: { ...host.request, approve }, toolbox, allowed: host.allowed, runTask: child.run };
     try {
       const result = await runLoop({
         client: host.client,
@@ -105,6 +107,7 @@ export class Subagents {
         tools,
         markDelivered: () => {},
         save: () => Promise.resolve(),
+        redact: host.redact,
       });
       await emitter.drain();
       return { output: result.text === "" ? "(the subagent ended without an answer)" : result.text, isError: false };

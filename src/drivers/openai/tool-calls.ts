@@ -10,6 +10,7 @@ import type { RunRequest } from "../../driver/types.js";
 import type { ApprovalRequest } from "../../driver/vocabulary.js";
 import type { ApprovalDecision, ApprovalOption, DriverEvent, ToolCompleted, ToolStarted } from "../../events/types.js";
 import type { ConversationMessage, ToolCallRecord } from "./conversation.js";
+import { redactThenClip } from "../../redact/clip.js";
 import { cutMiddle } from "./conversation-store.js";
 import { asksApproval, type OfferedTool, type Toolbox } from "./toolbox.js";
 import type { ToolOutcome } from "./tools/types.js";
@@ -34,6 +35,8 @@ export interface ToolCallContext {
   allowed: Set<string>;
   /** Runs a `task` call's subagent to its answer (absent: no subagents). */
   runTask?(call: ToolCallRecord, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
+  /** The driver's redaction, for a title cut from the model's arguments (see `BuiltinTool.title`). */
+  redact(text: string): string;
 }
 
 /** The outcome of a batch: the results for the model, and whether a denial asked to stop the turn. */
@@ -81,16 +84,16 @@ function skipped(call: ToolCallRecord): CallResult {
   return { message: { role: "tool", callId: call.id, name: call.name, output: "Not run: the user stopped the turn.", isError: true }, interrupt: true };
 }
 
-function started(call: ToolCallRecord, tool: OfferedTool | undefined, args: Record<string, unknown> | undefined): ToolStarted {
+function started(call: ToolCallRecord, tool: OfferedTool | undefined, args: Record<string, unknown> | undefined, redact: (text: string) => string): ToolStarted {
   if (tool === undefined) return { callId: call.id, kind: "other", name: call.name, title: call.name, ...(args !== undefined ? { rawInput: args } : {}) };
   if (tool.kind === "task") {
-    const about = typeof args?.description === "string" && args.description !== "" ? args.description : typeof args?.prompt === "string" ? args.prompt.slice(0, 80) : "";
+    const about = typeof args?.description === "string" && args.description !== "" ? args.description : typeof args?.prompt === "string" ? redactThenClip(args.prompt, redact, 80, "") : "";
     return { callId: call.id, kind: "subagent", name: call.name, title: about === "" ? "task" : `task: ${about}`, ...(args !== undefined ? { rawInput: args } : {}) };
   }
   if (tool.kind === "mcp") {
     return { callId: call.id, kind: "mcp", name: call.name, title: `${tool.tool.server}: ${tool.tool.tool}`, mcp: { server: tool.tool.server, tool: tool.tool.tool }, ...(args !== undefined ? { rawInput: args } : {}) };
   }
-  const event: ToolStarted = { callId: call.id, kind: tool.tool.kind, name: call.name, title: tool.tool.title(args ?? {}) };
+  const event: ToolStarted = { callId: call.id, kind: tool.tool.kind, name: call.name, title: tool.tool.title(args ?? {}, redact) };
   if (tool.tool.kind === "command" && typeof args?.command === "string") event.command = args.command;
   if (args !== undefined) event.rawInput = args;
   return event;
@@ -100,7 +103,7 @@ async function runToolCall(call: ToolCallRecord, ctx: ToolCallContext): Promise<
   const tool = ctx.toolbox.get(call.name);
   const parsed = parseArgs(call.arguments);
   const args = parsed.ok ? parsed.value : undefined;
-  await ctx.emit({ type: "tool.started", ...started(call, tool, args), provenance: { provider: PROVIDER, itemId: call.id } });
+  await ctx.emit({ type: "tool.started", ...started(call, tool, args, ctx.redact), provenance: { provider: PROVIDER, itemId: call.id } });
   const result = (output: string, isError: boolean, done: Omit<ToolCompleted, "callId">, interrupt = false): Promise<CallResult> =>
     finish(call, ctx, { output, isError, done, interrupt });
   if (tool === undefined) return result(`Unknown tool "${call.name}".`, true, { status: "failed" });
@@ -128,7 +131,7 @@ async function runToolCall(call: ToolCallRecord, ctx: ToolCallContext): Promise<
 }
 
 async function approve(call: ToolCallRecord, kind: "command" | "file_change", tool: OfferedTool, input: Record<string, unknown>, ctx: ToolCallContext): Promise<ApprovalDecision> {
-  const summary = tool.kind === "builtin" ? tool.tool.title(input) : call.name;
+  const summary = tool.kind === "builtin" ? tool.tool.title(input, ctx.redact) : call.name;
   const request: ApprovalRequest = { requestId: `approval_${call.id}`, kind, callId: call.id, summary, options: OPTIONS.map((o) => ({ ...o })), input };
   try {
     return await ctx.request.approve(request);

@@ -10,6 +10,7 @@
  */
 import { capDiff, diffHeaders, fileChange } from "../../driver/kit/diff.js";
 import type { WorkspaceFileText } from "../../driver/kit/workspace-file.js";
+import { redactThenClip } from "../../redact/clip.js";
 import type { FileChange, McpToolRef, ToolKind } from "../../events/types.js";
 import { arr, isObject, str } from "../../driver/json.js";
 
@@ -42,8 +43,7 @@ export function toolTitle(name: string, args: unknown, redact: (text: string) =>
   const field = (key: string) => (isObject(args) ? str(args[key]) : undefined);
   const detail = field("command") ?? field("path") ?? field("pattern");
   if (detail === undefined || detail === "") return name;
-  const line = redact(detail.split("\n", 1)[0] ?? "");
-  return `${name}: ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`;
+  return `${name}: ${redactThenClip(detail.split("\n", 1)[0] ?? "", redact, 200)}`;
 }
 
 /** The path an `edit` or `write` call names. */

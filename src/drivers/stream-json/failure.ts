@@ -4,6 +4,7 @@
  * `success` is a failure too. The reported message becomes the error message.
  */
 import { ProviderError } from "../../errors/index.js";
+import { redactThenClip } from "../../redact/clip.js";
 import type { StreamJsonDriverErrorCode } from "./codes.js";
 import type { StreamJsonDialect } from "./dialect.js";
 import type { ResultLine } from "./wire.js";
@@ -30,10 +31,7 @@ export function resultFailure(
   const status = typeof result.api_error_status === "number" ? result.api_error_status : undefined;
   const code = known?.code ?? SUBTYPE_CODES[result.subtype] ?? (status === 529 ? "provider_overloaded" : status === 429 ? "rate_limited" : "provider_error");
   const retryable = known?.retryable ?? (status !== undefined && (status === 429 || status >= 500));
-  const message = redact(truncate(text, 2_000));
+  // Redacted before the cut: a secret across it would leave its front.
+  const message = redactThenClip(text, redact, 2_000);
   return new ProviderError(code === "auth_required" ? `${message} (${dialect.login})` : message, { code, retryable, phase: "after_delivery" });
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

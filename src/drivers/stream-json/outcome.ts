@@ -4,6 +4,7 @@
  */
 import type { EventSink, RunResponse } from "../../driver/types.js";
 import { ProviderError } from "../../errors/index.js";
+import { redactThenClip } from "../../redact/clip.js";
 import { isFailure, resultFailure } from "./failure.js";
 import type { Launcher } from "./launcher.js";
 import { describeExit, type StreamJsonProcess } from "./process.js";
@@ -17,8 +18,8 @@ export async function complete(launcher: Launcher, proc: StreamJsonProcess, mapp
   const result = mapper.result;
   if (!result) {
     const exit = await proc.ended;
-    const hint = lastLine(proc.stderrTail());
-    throw new ProviderError(`the CLI ${describeExit(exit)} before the turn finished${hint ? ` (${launcher.redactor.redactText(hint)})` : ""}`, {
+    const hint = lastLine(proc.stderrTail(), (t) => launcher.redactor.redactText(t));
+    throw new ProviderError(`the CLI ${describeExit(exit)} before the turn finished${hint ? ` (${hint})` : ""}`, {
       code: "provider_exited",
       phase: "after_delivery",
     });
@@ -45,7 +46,8 @@ function rawOf(result: ResultLine): Json {
   return raw;
 }
 
-function lastLine(text: string): string | undefined {
+/** The last line of `text`, redacted before it is cut: a secret across the cut would leave its front. */
+function lastLine(text: string, redact: (text: string) => string): string | undefined {
   const line = text.trim().split("\n").at(-1)?.trim();
-  return line ? (line.length > 300 ? `${line.slice(0, 299)}…` : line) : undefined;
+  return line ? redactThenClip(line, redact, 300) : undefined;
 }

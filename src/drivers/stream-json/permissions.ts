@@ -120,7 +120,7 @@ export class PermissionBroker {
     const approval: ApprovalRequest = {
       requestId,
       kind: approvalKind(name),
-      summary: this.#ctx.redact(summaryOf(ask, input)),
+      summary: this.#ctx.redact(summaryOf(ask, input, this.#ctx.redact)),
       options: permissionOptions(ask, this.#ctx.dialect.appliesPermissionSuggestions === true),
       input,
     };
@@ -205,9 +205,9 @@ export class PermissionBroker {
 }
 
 /** "Tool: detail", plus the CLI's own wording of the request when it says more. */
-function summaryOf(ask: CanUseToolRequest, input: Json): string {
+function summaryOf(ask: CanUseToolRequest, input: Json, redact: (text: string) => string): string {
   const target = effectiveTool(ask.tool_name, input);
-  const title = toolTitle(target.name, target.input);
+  const title = toolTitle(target.name, target.input, redact);
   const said = ask.description ?? ask.title;
   return said && !title.includes(said) ? `${title} (${said})` : title;
 }

@@ -5,12 +5,16 @@
  */
 import { readWorkspaceText, type WorkspaceFileText } from "../../driver/kit/workspace-file.js";
 import type { FileChange, ToolCompleted, ToolStarted } from "../../events/types.js";
+import { redactThenClip } from "../../redact/clip.js";
 import { comparedFiles, fileToolPath, reportedFiles, startFiles } from "./file-changes.js";
 import { commandExitCode, commandFailed } from "./tool-results.js";
 import { commandOf, effectiveTool, mcpRef, resultText, toolKind, toolTitle } from "./tools.js";
 
 /** Longest tool output carried by an event; the rest is cut with a marker. */
 export const MAX_TOOL_OUTPUT_CHARS = 32_000;
+
+/** What ends a tool output cut at {@link MAX_TOOL_OUTPUT_CHARS}. */
+const TRUNCATED = "\n[… output truncated]";
 
 const UNAVAILABLE: WorkspaceFileText = { state: "unavailable" };
 
@@ -31,10 +35,10 @@ export interface ToolCall {
 export type Workspace = string | undefined;
 
 /** The `tool.started` fields of a call; a file tool's file is read first (the call has not run yet). */
-export async function toolStarted(callId: string, call: ToolCall, workspace: Workspace): Promise<ToolStarted> {
+export async function toolStarted(callId: string, call: ToolCall, workspace: Workspace, redact: (text: string) => string): Promise<ToolStarted> {
   const { name, input } = effectiveTool(call.name, call.input);
   const kind = toolKind(name);
-  const started: ToolStarted = { callId, kind, name, title: toolTitle(name, input) };
+  const started: ToolStarted = { callId, kind, name, title: toolTitle(name, input, redact) };
   const command = commandOf(name, input);
   if (command !== undefined) started.command = command;
   const mcp = mcpRef(name);
@@ -64,7 +68,7 @@ export async function toolCompleted(
     block.is_error === true ? (call.denied ? "declined" : "failed") : kind === "command" && commandFailed(block) ? "failed" : "completed";
   const event: ToolCompleted = { callId, status };
   // Redacted before the clip: a secret across the cut would leave its front past redaction.
-  if (output !== undefined) event.output = clip(redact(output));
+  if (output !== undefined) event.output = redactThenClip(output, redact, MAX_TOOL_OUTPUT_CHARS + TRUNCATED.length, TRUNCATED);
   if (kind === "command") {
     const exitCode = commandExitCode(block, output, toolUseResult);
     if (exitCode !== undefined) event.exitCode = exitCode;
@@ -84,8 +88,4 @@ async function completedFiles(call: ToolCall, toolUseResult: unknown, workspace:
   if (path === undefined) return undefined;
   const after = workspace === undefined ? UNAVAILABLE : await readWorkspaceText(workspace, path);
   return comparedFiles(path, call.before ?? UNAVAILABLE, after) ?? call.startFiles?.map((f) => ({ path: f.path, change: f.change }));
-}
-
-function clip(text: string): string {
-  return text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n[… output truncated]` : text;
 }

@@ -3,6 +3,7 @@
  * tool names (Bash, Edit, Write, Task/Agent, TodoWrite, AskUserQuestion, `mcp__server__tool`).
  */
 import type { McpToolRef, PlanEntry, ToolKind } from "../../events/types.js";
+import { redactThenClip } from "../../redact/clip.js";
 import { isObject, str } from "./wire.js";
 
 const COMMAND_TOOLS = new Set(["Bash", "PowerShell", "BashOutput", "KillShell", "KillBash"]);
@@ -36,14 +37,17 @@ export function toolKind(name: string): ToolKind {
   return "other";
 }
 
-/** A short human title: the command, the file, the query, or the tool's name. */
-export function toolTitle(name: string, input: unknown): string {
+/**
+ * A short human title: the command, the file, the query, or the tool's name. `redact` runs before
+ * the cut: a secret across it would leave its front past the redaction of the emitted event.
+ */
+export function toolTitle(name: string, input: unknown, redact: (text: string) => string): string {
   const field = (key: string) => (isObject(input) ? str(input[key]) : undefined);
   const detail =
     field("command") ?? field("file_path") ?? field("notebook_path") ?? field("pattern") ?? field("query") ?? field("url") ?? field("description");
   const mcp = mcpRef(name);
   if (mcp) return `${mcp.server}: ${mcp.tool}`;
-  return detail ? `${name}: ${truncate(detail, 200)}` : name;
+  return detail ? `${name}: ${redactThenClip(detail.split("\n", 1)[0] ?? "", redact, 200)}` : name;
 }
 
 /**
@@ -89,9 +93,4 @@ export function resultText(content: unknown): string | undefined {
   if (!Array.isArray(content)) return undefined;
   const parts = content.filter(isObject).map((b) => (b.type === "text" ? str(b.text) : undefined)).filter((t): t is string => t !== undefined);
   return parts.length > 0 ? parts.join("\n") : undefined;
-}
-
-function truncate(text: string, max: number): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

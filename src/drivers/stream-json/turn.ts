@@ -353,7 +353,7 @@ export class TurnMapper {
     }
     if (name === QUESTION_TOOL) return; // reported as question.* events
     call.started = true;
-    const started = await toolStarted(callId, call, this.#workspace);
+    const started = await toolStarted(callId, call, this.#workspace, this.#redact);
     await this.#emit({ type: "tool.started", ...started, provenance: this.#prov({ itemId: callId, ...(messageId ? { messageId } : {}), event: name }) });
   }
 

@@ -11,7 +11,7 @@ const call = (name: string, input: unknown): ToolCall => ({ name, input, started
 
 describe("DeferExecuteTool", () => {
   it("is reported as the MCP call it runs", async () => {
-    const started = await toolStarted("c1", call("DeferExecuteTool", { toolName: "mcp__host__lookup", params: { key: "k" } }), undefined);
+    const started = await toolStarted("c1", call("DeferExecuteTool", { toolName: "mcp__host__lookup", params: { key: "k" } }), undefined, (text) => text);
     expect(started).toMatchObject({ kind: "mcp", name: "mcp__host__lookup", mcp: { server: "host", tool: "lookup" }, rawInput: { key: "k" } });
     const completed = await toolCompleted("c1", call("DeferExecuteTool", { toolName: "mcp__host__lookup", params: {} }), { content: "v" }, undefined, undefined, (text) => text);
     expect(completed).toMatchObject({ status: "completed", output: "v" });

@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 
+import { redactThenClip } from "../../../redact/clip.js";
 import type { ToolOutcome } from "./types.js";
 
 /** The arguments as the model sent them: an object, or its JSON text. */
@@ -41,8 +42,7 @@ export function field(args: unknown, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** `text` cut to `max` characters with an ellipsis, on one line. */
-export function oneLine(text: string, max = 120): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+/** `text` on one line, redacted by `redact`, then cut to `max` characters with an ellipsis. */
+export function oneLine(text: string, max = 120, redact: (text: string) => string = (t) => t): string {
+  return redactThenClip(text.replace(/\s+/g, " ").trim(), redact, max);
 }

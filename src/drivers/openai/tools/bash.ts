@@ -47,7 +47,7 @@ export function bashTool(options: NonNullable<BuiltinToolsOptions["bash"]> = {})
     },
     kind: "command",
     approval: "command",
-    title: (args) => oneLine(field(args, "command") ?? "bash"),
+    title: (args, redact) => oneLine(field(args, "command") ?? "bash", 120, redact),
     run: (args, ctx) => runBash(args, ctx, timeoutMs, capBytes),
   };
 }

@@ -48,7 +48,7 @@ export function grepTool(options: NonNullable<BuiltinToolsOptions["grep"]> = {})
       "and paths listed in .gitignore; narrow it with glob. Prefer this over running grep or rg through bash.",
     parameters,
     kind: "read",
-    title: (args) => `Grep ${oneLine(field(args, "pattern") ?? "", 80)}`.trimEnd(),
+    title: (args, redact) => `Grep ${oneLine(field(args, "pattern") ?? "", 80, redact)}`.trimEnd(),
     run: (args, ctx) => runGrep(args, ctx, ripgrep),
   };
 }

@@ -42,8 +42,11 @@ export interface BuiltinTool {
   kind: ToolKind;
   /** The approval kind a call needs before it runs; undefined: never asks. */
   approval?: "command" | "file_change";
-  /** A one-line title of a call for `tool.started`; tolerates invalid arguments. */
-  title(args: unknown): string;
+  /**
+   * A one-line title of a call for `tool.started`; tolerates invalid arguments. `redact`, the
+   * driver's, runs before a title is cut: a secret across the cut would leave its front.
+   */
+  title(args: unknown, redact?: (text: string) => string): string;
   /** Runs one call. Never throws for the model's mistakes: those come back with `isError`. */
   run(args: unknown, ctx: ToolRunContext): Promise<ToolOutcome>;
 }
