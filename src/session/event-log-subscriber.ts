@@ -58,6 +58,8 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
   private qhead = 0;
   private error: AdaptorError | undefined;
   private waiter: ((result: IteratorResult<T>) => void) | undefined;
+  /** The waiter was set by `next()`'s fast path, which counts it in `outstanding` and `chain`. */
+  private counted = false;
   private chain: Promise<unknown> = SETTLED;
   /** `next()` calls not yet settled. */
   private outstanding = 0;
@@ -95,14 +97,13 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
       }
       if (this.mode === "live" && this.error === undefined) {
         this.outstanding = 1;
+        // The waiter is the promise's own resolve, not a closure around it: with a closure made
+        // per wait, the bursts it delivered stayed reachable after the consumer was done with
+        // them and their entries and events outlived young collections (3× the bytes promoted).
         const waiting = new Promise<IteratorResult<T>>((resolve) => {
-          this.waiter = (result) => {
-            this.outstanding -= 1;
-            // Nothing is chained after it: do not keep its result (a whole burst) reachable.
-            if (this.outstanding === 0) this.chain = SETTLED;
-            resolve(result);
-          };
+          this.waiter = resolve;
         });
+        this.counted = true;
         this.chain = waiting;
         return waiting;
       }
@@ -150,7 +151,7 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
   wake(): void {
     const waiter = this.waiter;
     if (waiter === undefined || this.qhead === this.queue.length) return;
-    this.waiter = undefined;
+    this.release();
     waiter(this.take());
   }
 
@@ -167,8 +168,19 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
     this.qhead = 0;
     this.setMode("ended");
     const waiter = this.waiter;
+    if (waiter === undefined) return;
+    this.release();
+    waiter(DONE);
+  }
+
+  /** Clears the waiter before it is called; a fast-path one is no longer outstanding. */
+  private release(): void {
     this.waiter = undefined;
-    waiter?.(DONE);
+    if (!this.counted) return;
+    this.counted = false;
+    this.outstanding -= 1;
+    // Nothing is chained after it: do not keep its result (a whole burst) reachable.
+    if (this.outstanding === 0) this.chain = SETTLED;
   }
 
   private setMode(mode: "replaying" | "live" | "ended"): void {
