@@ -147,7 +147,7 @@ export function createAgent(driver: Driver, options: AgentOptions = {}): Agent {
     [Symbol.asyncDispose]: () => agent.close(),
   };
   // For helpers beside the driver (a transcript import) that need what the Agent surface hides.
-  linkAgent(agent, { driver, threadStore: store });
+  linkAgent(agent, { driver, threadStore: store, closed: () => closing !== undefined });
   return agent;
 }
 

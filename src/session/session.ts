@@ -18,7 +18,8 @@ import type { RunStream } from "../agent/run-stream.js";
 import type { Thread } from "../agent/thread.js";
 import type { GoalCallOptions, GoalControl } from "../agent/thread-goals.js";
 import type { WatchdogOptions } from "../agent/watchdogs.js";
-import { AdaptorError, ConfigError, FeatureUnsupportedError, LeaseLostError, ResponseRejectedError, SessionError } from "../errors/index.js";
+import { agentLinkOf } from "../driver/agent-link.js";
+import { AdaptorError, AgentClosedError, ConfigError, FeatureUnsupportedError, LeaseLostError, ResponseRejectedError, SessionError } from "../errors/index.js";
 import type { AgentEvent, ApprovalResponse, NativeCommandInfo } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
 import type { InputRef } from "../input/refs.js";
@@ -178,6 +179,7 @@ export class SessionImpl implements Session {
 
   async submit(text: string, options: SubmitOptions = {}): Promise<{ promptId: string }> {
     this.#assertOpen();
+    this.#assertAgentOpen();
     checkText(text, "submit");
     const { wake = true, inputs, from } = checkSubmitOptions(options);
     if (wake) this.#assertAdmissible();
@@ -574,6 +576,15 @@ export class SessionImpl implements Session {
   #assertOpen(): void {
     this.#assertLive();
     if (this.#state === "archived") throw new SessionError("session_archived", "the session is archived");
+  }
+
+  /**
+   * A prompt given once the session's agent was closed could never run: refused here, as the
+   * agent refuses its own verbs. Prompts queued before the close are reported in a
+   * `session.error` notice when the pump finds the agent closed.
+   */
+  #assertAgentOpen(): void {
+    if (agentLinkOf(this.#agent)?.closed() === true) throw new AgentClosedError("the session's agent was closed");
   }
 
   /** New runs are refused while a ceiling is tripped. */

@@ -4,7 +4,7 @@
  * timer runs on vitest's fake timers.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConfigError, createAgent, SessionError, type Agent } from "../../src/index.js";
+import { AgentClosedError, ConfigError, createAgent, SessionError, type Agent } from "../../src/index.js";
 import { createSession, openSession } from "../../src/session/index.js";
 import { memorySessionStore } from "../../src/session/stores/memory.js";
 import type { OpenSessionOptions, Session, SessionOptions } from "../../src/session/types.js";
@@ -155,6 +155,23 @@ describe("session lifecycle", () => {
     await s.close();
     await expect(s.submit("x")).rejects.toMatchObject({ code: "session_closed" });
     session = undefined;
+  });
+
+  it("submit after the session's agent was closed rejects with AgentClosedError; a prompt queued before the close is reported in session.error", async () => {
+    const driver = heldDriver();
+    const s = await start(driver);
+    await s.submit("first");
+    await driver.nextRun();
+    const { promptId: queued } = await s.submit("queued behind the run");
+    await agent!.close();
+    await until(async () => noticesOf(await logOf(s), "session.error").length > 0);
+    expect(noticesOf(await logOf(s), "session.error")).toEqual([expect.objectContaining({ code: "agent_closed", promptIds: [queued] })]);
+    for (const options of [{}, { wake: false }]) {
+      const refusal = await s.submit("after the close", options).then(() => undefined, (error: unknown) => error);
+      expect(refusal).toBeInstanceOf(AgentClosedError);
+      expect(refusal).toMatchObject({ code: "agent_closed" });
+    }
+    expect(driver.runs.map((run) => run.prompt)).toEqual(["first"]);
   });
 });
 
