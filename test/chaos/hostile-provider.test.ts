@@ -6,41 +6,26 @@
  * process of the provider's group left once the agent closed, and no key in any event, error or
  * raw record.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 import { createAgent, type AgentEvent, type Driver } from "../../src/index.js";
 import { acp } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
-import { installFakeCli, type FakeCli } from "../drivers/fake-cli/install.js";
 import { HOSTILE_CONDITIONS, writeHostileProvider, type HostileCondition } from "./hostile.js";
 import { groupMembers } from "./processes.js";
+import { fakeClaudeCli, scratch } from "../scenarios/helpers.js";
 import { FULL, writeResults, type ResultRow } from "./support.js";
 
 const CANARY = "sk-chaos-canary-7f3a9c1e5b2d4f60";
 /** Silent initialize: the CI part cancels after this; the full run waits for the driver's own bound. */
 const SILENT_CANCEL_MS = 1500;
 
-const root = mkdtempSync(join(tmpdir(), "aa-chaos-hostile-"));
-let stateless: FakeCli;
-beforeAll(async () => {
-  stateless = await installFakeCli("claude");
-});
-afterAll(async () => {
-  await stateless?.cleanup();
-  rmSync(root, { recursive: true, force: true });
-});
-
-let n = 0;
-const dir = (): string => {
-  const path = join(root, `d-${++n}`);
-  mkdirSync(path);
-  return path;
-};
+const { dir } = scratch("aa-chaos-hostile-");
+const fake = fakeClaudeCli();
 
 interface Family {
   name: "codex" | "stream-json" | "acp";
@@ -77,7 +62,7 @@ const FAMILIES: Family[] = [
     echoPrompt: "[[leak]]",
     keyEnv: "ANTHROPIC_API_KEY",
     initializeBoundMs: 120_000,
-    driver: (wrap) => claude({ executable: wrap(stateless.executable, [], "claude"), configDir: stateless.configDir, env: { ANTHROPIC_API_KEY: CANARY } }),
+    driver: (wrap) => claude({ executable: wrap(fake.cli.executable, [], "claude"), configDir: fake.cli.configDir, env: { ANTHROPIC_API_KEY: CANARY } }),
   },
   {
     name: "acp",
@@ -165,7 +150,7 @@ describe.each(FAMILIES)("hostile provider: $name", (family) => {
       const wrap = (command: string, args: string[], name: string) =>
         writeHostileProvider(dir(), name, { condition, command, args, trigger: family.trigger, keyEnv: family.keyEnv, pidFile });
       const driver = family.driver(wrap, condition);
-      const agent = createAgent(driver, { workspace: family.name === "stream-json" ? stateless.workspace : dir() });
+      const agent = createAgent(driver, { workspace: family.name === "stream-json" ? fake.cli.workspace : dir() });
       const started = Date.now();
       const events: AgentEvent[] = [];
       let error: unknown;

@@ -6,18 +6,16 @@
  * costs tens of MiB once per process. `npm run test:chaos` runs this file on its own, after the
  * others: RSS is measured, not inferred, and parallel test files make it noisy. (test/process/memory.test.ts measures each reading path on its own.)
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 import { createAgent, type AgentEvent, type Driver } from "../../src/index.js";
 import { acp } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
-import { installFakeCli, type FakeCli } from "../drivers/fake-cli/install.js";
 import { writeHostileProvider } from "./hostile.js";
+import { fakeClaudeCli, scratch } from "../scenarios/helpers.js";
 import { FULL, writeResults, type ResultRow } from "./support.js";
 
 const FRAMES = FULL ? 400_000 : 40_000;
@@ -30,24 +28,10 @@ const MAX_HELD_MIB = 64;
  */
 const MAX_RSS_MIB = 128;
 
-const root = mkdtempSync(join(tmpdir(), "aa-chaos-memory-"));
-let cli: FakeCli;
-beforeAll(async () => {
-  cli = await installFakeCli("claude");
-});
+const { dir } = scratch("aa-chaos-memory-");
+const fake = fakeClaudeCli();
 const rows: ResultRow[] = [];
-afterAll(async () => {
-  writeResults("memory", rows);
-  await cli?.cleanup();
-  rmSync(root, { recursive: true, force: true });
-});
-
-let n = 0;
-const dir = (): string => {
-  const path = join(root, `d-${++n}`);
-  mkdirSync(path);
-  return path;
-};
+afterAll(() => writeResults("memory", rows));
 const fixture = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** Frames of the unmeasured first run: loading and compiling the driver's code costs tens of MiB once. */
@@ -69,7 +53,7 @@ const signed = (mib: number) => `${mib >= 0 ? "+" : ""}${mib.toFixed(1)} MiB`;
 
 const FAMILIES: { name: string; driver: (frames: number) => Driver; workspace: () => string }[] = [
   { name: "codex", driver: (frames) => codex({ executable: bulk(process.execPath, [fixture("../drivers/codex/fixtures/fake-codex.mjs")], "codex", '"turn/started"', frames), home: dir() }), workspace: dir },
-  { name: "stream-json (claude)", driver: (frames) => claude({ executable: bulk(cli.executable, [], "claude", '"message_start"', frames), configDir: cli.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-memory-key-0123456789" } }), workspace: () => cli.workspace },
+  { name: "stream-json (claude)", driver: (frames) => claude({ executable: bulk(fake.cli.executable, [], "claude", '"message_start"', frames), configDir: fake.cli.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-memory-key-0123456789" } }), workspace: () => fake.cli.workspace },
   { name: "acp", driver: (frames) => acp({ command: bulk(process.execPath, [fixture("../drivers/acp/fixtures/fake-agent.mjs")], "fake-acp-agent", '"agent_message_chunk"', frames) }), workspace: dir },
 ];
 

@@ -5,8 +5,7 @@
  * costs one notice per code per interval whose `count`s add up to the lines written — not one
  * event per line.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,15 +21,9 @@ import { codex } from "../../src/drivers/codex/index.js";
 import { pi } from "../../src/drivers/pi/index.js";
 import { writeFakeCodex } from "./codex/harness.js";
 import { installFakeCli, type FakeCli } from "./fake-cli/install.js";
+import { scratch } from "../scenarios/helpers.js";
 
-const root = mkdtempSync(join(tmpdir(), "aa-malformed-frames-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const dir = (): string => {
-  const path = join(root, `d-${++n}`);
-  mkdirSync(path);
-  return path;
-};
+const { dir } = scratch("aa-malformed-frames-");
 
 /** What the fakes write: 200 lines that are not JSON, one that is not UTF-8, one JSON number. */
 const WRITTEN = { invalid_json: 200, invalid_utf8: 1, malformed_frame: 1 };

@@ -6,19 +6,18 @@
  * signal. Each run ends with exactly one terminal event and no process of the provider's group,
  * and through a flood what the host holds after a collection stays bounded (not a timing bound).
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 import { createAgent, isTerminalEvent, type AgentEvent, type Driver } from "../../src/index.js";
 import { acp } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
-import { installFakeCli, type FakeCli } from "../drivers/fake-cli/install.js";
 import { groupMembers } from "../chaos/processes.js";
+import { fakeClaudeCli, heldMiB, scratch } from "./helpers.js";
 
 type Condition = "delta_flood" | "huge_delta" | "malformed_frames" | "exit_0" | "signal";
 
@@ -31,21 +30,8 @@ const FLOOD_DELTAS = 200_000;
 const FLOOD_PAD_BYTES = 400;
 const HUGE_DELTA_BYTES = 10 * 2 ** 20;
 
-const root = mkdtempSync(join(tmpdir(), "aa-scenario-flood-"));
-let cli: FakeCli;
-beforeAll(async () => {
-  cli = await installFakeCli("claude");
-});
-afterAll(async () => {
-  await cli?.cleanup();
-  rmSync(root, { recursive: true, force: true });
-});
-let n = 0;
-const dir = (): string => {
-  const path = join(root, `d-${++n}`);
-  mkdirSync(path);
-  return path;
-};
+const { dir } = scratch("aa-scenario-flood-");
+const fake = fakeClaudeCli();
 const fixture = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /**
@@ -115,8 +101,8 @@ const FAMILIES: Family[] = [
     trigger: '"content_block_start"',
     frame: `(started, text) => ({ type: "stream_event", session_id: started.session_id, event: { type: "content_block_delta", index: started.event.index, delta: { type: "text_delta", text } } })`,
     driver(condition) {
-      const { path, pidFile } = wrapper("claude", condition, cli.executable, [], this.trigger, this.frame);
-      return { driver: claude({ executable: path, configDir: cli.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-flood-key-0123456789" } }), pidFile, workspace: cli.workspace };
+      const { path, pidFile } = wrapper("claude", condition, fake.cli.executable, [], this.trigger, this.frame);
+      return { driver: claude({ executable: path, configDir: fake.cli.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-flood-key-0123456789" } }), pidFile, workspace: fake.cli.workspace };
     },
   },
   {
@@ -129,14 +115,6 @@ const FAMILIES: Family[] = [
     },
   },
 ];
-
-function heldMiB(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  gc?.();
-  const usage = process.memoryUsage();
-  return (usage.heapUsed + usage.external) / 2 ** 20;
-}
 
 interface Outcome {
   events: AgentEvent[];

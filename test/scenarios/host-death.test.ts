@@ -6,32 +6,24 @@
  * recorded as `host_restart`, never replayed, and runs the next message to completion.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { createAgent, openSession, sqliteSessionStore, sqliteThreadStore, type Driver, type Session } from "../../src/index.js";
+import { createAgent, openSession, sqliteSessionStore, sqliteThreadStore, type Driver } from "../../src/index.js";
 import { acp } from "../../src/drivers/acp/index.js";
 import { claude } from "../../src/drivers/claude/index.js";
 import { codex } from "../../src/drivers/codex/index.js";
-import { installFakeCli, type FakeCli } from "../drivers/fake-cli/install.js";
 import { groupMembers } from "../chaos/processes.js";
 import { firstLine } from "../process/helpers.js";
-import { logOf, noticesOf, until } from "../session/harness.js";
+import { closeInOrder, logOf, noticesOf, openWhenReleased, until } from "../session/harness.js";
+import { fakeClaudeCli, scratch } from "./helpers.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const JITI = join(REPO, "node_modules/.bin/jiti");
-const root = mkdtempSync(join(tmpdir(), "aa-scenario-host-death-"));
-let cli: FakeCli;
-beforeAll(async () => {
-  cli = await installFakeCli("claude");
-});
-afterAll(async () => {
-  await cli?.cleanup();
-  rmSync(root, { recursive: true, force: true });
-});
+const { root } = scratch("aa-scenario-host-death-");
+const fake = fakeClaudeCli();
 
 const fixture = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -119,24 +111,13 @@ setInterval(() => {}, 1 << 30);
 `,
 );
 
-async function retryOpen(open: () => Promise<Session>): Promise<Session> {
-  for (;;) {
-    try {
-      return await open();
-    } catch (error) {
-      if ((error as { code?: string }).code !== "session_owned") throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 describe.each(FAMILIES)("the host is SIGKILLed mid-run: $name", (family) => {
   it("leaves no provider process, and the next host records host_restart, never replays, runs the next message", async () => {
     const dir = mkdtempSync(join(root, `${family.name}-`));
-    const workspace = family.name === "claude" ? cli.workspace : join(dir, "ws");
+    const workspace = family.name === "claude" ? fake.cli.workspace : join(dir, "ws");
     mkdirSync(workspace, { recursive: true });
     const db = join(dir, "state.db");
-    const config = { family: family.name, dir, cli: { executable: cli.executable, configDir: cli.configDir }, workspace, db, id: `ses-${family.name}`, prompt: family.long };
+    const config = { family: family.name, dir, cli: { executable: fake.cli.executable, configDir: fake.cli.configDir }, workspace, db, id: `ses-${family.name}`, prompt: family.long };
     const host = spawn(JITI, [HOST, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     host.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -156,12 +137,12 @@ describe.each(FAMILIES)("the host is SIGKILLed mid-run: $name", (family) => {
     expect(groupMembers([ready.pgid])).toEqual([]);
 
     mkdirSync(join(dir, "again"), { recursive: true });
-    const { driver } = familyDriver(family.name, join(dir, "again"), cli);
+    const { driver } = familyDriver(family.name, join(dir, "again"), fake.cli);
     const threadStore = sqliteThreadStore(db);
     const store = sqliteSessionStore({ path: db });
     const agent = createAgent(driver, { workspace, threadStore });
     try {
-      const session = await retryOpen(() => openSession(agent, config.id, { store }));
+      const session = await openWhenReleased(() => openSession(agent, config.id, { store }));
       const before = session.status().lastSeq;
       let log = await logOf(session);
       expect(noticesOf(log, "session.run_interrupted")).toEqual([{ type: "session.run_interrupted", runId: ready.runId, code: "host_restart" }]);
@@ -180,9 +161,7 @@ describe.each(FAMILIES)("the host is SIGKILLed mid-run: $name", (family) => {
       expect(after.filter((entry) => entry.event.type === "run.completed")).toHaveLength(1);
       await session.close();
     } finally {
-      await agent.close();
-      await store.close();
-      await threadStore.close();
+      await closeInOrder(agent, store, threadStore);
     }
   }, 120_000);
 });

@@ -9,19 +9,12 @@ import { describe, expect, it } from "vitest";
 import { createAgent, type Driver } from "../../src/index.js";
 import { TextAccumulator } from "../../src/events/text-accumulator.js";
 import { fakeDriver } from "../../src/testing/index.js";
+import { heldMiB } from "./helpers.js";
 
 const DELTAS = 200_000;
 const DELTA_CHARS = 150;
 const TEXT_MIB = (DELTAS * DELTA_CHARS) / 2 ** 20;
 const BASE = "the quick brown fox jumps over the lazy dog, ".repeat(8);
-
-function heldMiB(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  gc?.();
-  const usage = process.memoryUsage();
-  return (usage.heapUsed + usage.external) / 2 ** 20;
-}
 
 /** Streams the answer as a provider's reader would (a fresh string per delta) and completes the message with its own copy. */
 function longAnswerDriver(): Driver {

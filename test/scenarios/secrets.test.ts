@@ -5,11 +5,10 @@
  * any response of the attach server (session views, the event stream, history, inspection).
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 import { createAgent, createSession, sqliteSessionStore, sqliteThreadStore, type AgentEvent } from "../../src/index.js";
 import { acp } from "../../src/drivers/acp/index.js";
@@ -18,6 +17,7 @@ import { codex } from "../../src/drivers/codex/index.js";
 import { createAttachServer } from "../../src/server/index.js";
 import { installFakeCli } from "../drivers/fake-cli/install.js";
 import { logOf, until } from "../session/harness.js";
+import { scratch, writeStdoutTap } from "./helpers.js";
 
 const CANARY = "sk-scenario-canary-3e9b51d07c2a48f6";
 /** A key of no recognisable shape: only its value, registered from the driver's env, redacts it. */
@@ -26,14 +26,7 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const FAKE_CODEX = fileURLToPath(new URL("../drivers/codex/fixtures/fake-codex.mjs", import.meta.url));
 const FAKE_ACP = fileURLToPath(new URL("../drivers/acp/fixtures/fake-agent.mjs", import.meta.url));
 
-const root = mkdtempSync(join(tmpdir(), "aa-scenario-secrets-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const dir = (): string => {
-  const path = join(root, `d-${++n}`);
-  mkdirSync(path);
-  return path;
-};
+const { root, dir } = scratch("aa-scenario-secrets-");
 
 /** Every file under `path`, as bytes decoded loosely: stores write JSON text and SQLite pages. */
 function everythingUnder(path: string): string {
@@ -99,25 +92,12 @@ describe("a key given in a driver's env", () => {
     const folder = dir();
     const wrapper = join(folder, "codex");
     // A line that is not JSON with the key across the excerpt's end (its first 120 characters).
-    writeFileSync(
+    writeStdoutTap(
       wrapper,
-      `#!${process.execPath}
-const { spawn } = require("node:child_process");
-const { writeSync } = require("node:fs");
-const child = spawn(process.execPath, [${JSON.stringify(FAKE_CODEX)}, ...process.argv.slice(2)], { stdio: ["inherit", "pipe", "inherit"] });
-child.on("exit", (code) => process.exit(code ?? 1));
-let fired = false, buffered = "";
-child.stdout.on("data", (chunk) => {
-  buffered += chunk; let nl;
-  while ((nl = buffered.indexOf("\\n")) >= 0) {
-    const line = buffered.slice(0, nl + 1); buffered = buffered.slice(nl + 1);
-    writeSync(1, line);
-    if (!fired && line.includes('"turn/started"')) { fired = true; writeSync(1, "y".repeat(103) + " " + process.env.SCENARIO_API_KEY + " and more\\n"); }
-  }
-});
-`,
+      [process.execPath, FAKE_CODEX],
+      `writeSync(1, line);
+if (!fired && line.includes('"turn/started"')) { fired = true; writeSync(1, "y".repeat(103) + " " + process.env.SCENARIO_API_KEY + " and more\\n"); }`,
     );
-    chmodSync(wrapper, 0o755);
     const agent = createAgent(codex({ executable: wrapper, home: dir(), env: { SCENARIO_API_KEY: PLAIN_KEY } }), { workspace: dir() });
     const events: AgentEvent[] = [];
     try {
@@ -138,29 +118,16 @@ child.stdout.on("data", (chunk) => {
       const folder = dir();
       const wrapper = join(folder, "claude");
       // The command's output ends its first 32,000 characters 16 characters into the key.
-      writeFileSync(
+      writeStdoutTap(
         wrapper,
-        `#!${process.execPath}
-const { spawn } = require("node:child_process");
-const { writeSync } = require("node:fs");
-const child = spawn(${JSON.stringify(cli.executable)}, process.argv.slice(2), { stdio: ["inherit", "pipe", "inherit"] });
-child.on("exit", (code) => process.exit(code ?? 1));
-let buffered = "";
-child.stdout.on("data", (chunk) => {
-  buffered += chunk; let nl;
-  while ((nl = buffered.indexOf("\\n")) >= 0) {
-    let line = buffered.slice(0, nl + 1); buffered = buffered.slice(nl + 1);
-    if (line.includes('"tool_result"')) {
-      const message = JSON.parse(line);
-      message.message.content[0].content = "y".repeat(31983) + " " + process.env.SCENARIO_API_KEY + " and more";
-      line = JSON.stringify(message) + "\\n";
-    }
-    writeSync(1, line);
-  }
-});
-`,
+        [cli.executable],
+        `if (line.includes('"tool_result"')) {
+  const message = JSON.parse(line);
+  message.message.content[0].content = "y".repeat(31983) + " " + process.env.SCENARIO_API_KEY + " and more";
+  line = JSON.stringify(message) + "\\n";
+}
+writeSync(1, line);`,
       );
-      chmodSync(wrapper, 0o755);
       const agent = createAgent(claude({ executable: wrapper, configDir: cli.configDir, env: { ANTHROPIC_API_KEY: "sk-fake-clip-key-0123456789", SCENARIO_API_KEY: PLAIN_KEY } }), {
         workspace: cli.workspace,
         defaults: { onApproval: async () => ({ decision: "allow" as const }) },
@@ -183,25 +150,12 @@ child.stdout.on("data", (chunk) => {
   it("does not reach the host's console through a provider answering a request never sent, with the key as its id", async () => {
     const folder = dir();
     const wrapper = join(folder, "fake-acp-agent");
-    writeFileSync(
+    writeStdoutTap(
       wrapper,
-      `#!${process.execPath}
-const { spawn } = require("node:child_process");
-const { writeSync } = require("node:fs");
-const child = spawn(process.execPath, [${JSON.stringify(FAKE_ACP)}, ...process.argv.slice(2)], { stdio: ["inherit", "pipe", "inherit"] });
-child.on("exit", (code) => process.exit(code ?? 1));
-let fired = false, buffered = "";
-child.stdout.on("data", (chunk) => {
-  buffered += chunk; let nl;
-  while ((nl = buffered.indexOf("\\n")) >= 0) {
-    const line = buffered.slice(0, nl + 1); buffered = buffered.slice(nl + 1);
-    writeSync(1, line);
-    if (!fired && line.includes('"agent_message_chunk"')) { fired = true; writeSync(1, JSON.stringify({ jsonrpc: "2.0", id: process.env.SCENARIO_API_KEY, result: {} }) + "\\n"); writeSync(1, JSON.stringify({ jsonrpc: "2.0", id: 9999, error: { code: -1, message: "key " + process.env.SCENARIO_API_KEY } }) + "\\n"); }
-  }
-});
-`,
+      [process.execPath, FAKE_ACP],
+      `writeSync(1, line);
+if (!fired && line.includes('"agent_message_chunk"')) { fired = true; writeSync(1, JSON.stringify({ jsonrpc: "2.0", id: process.env.SCENARIO_API_KEY, result: {} }) + "\\n"); writeSync(1, JSON.stringify({ jsonrpc: "2.0", id: 9999, error: { code: -1, message: "key " + process.env.SCENARIO_API_KEY } }) + "\\n"); }`,
     );
-    chmodSync(wrapper, 0o755);
     const host = join(folder, "host.ts");
     writeFileSync(
       host,

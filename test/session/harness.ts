@@ -165,3 +165,20 @@ export async function until(check: () => boolean | Promise<boolean>): Promise<vo
   // setImmediate, not setTimeout: tests that fake timers still poll.
   while (!(await check())) await new Promise((resolve) => setImmediate(resolve));
 }
+
+/** `open()` again while another host still owns the session (`session_owned`): a dead host's ownership runs out. */
+export async function openWhenReleased<T>(open: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await open();
+    } catch (error) {
+      if ((error as { code?: string }).code !== "session_owned") throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** Closes each in turn: an agent before the stores its threads and sessions write to. */
+export async function closeInOrder(...closables: readonly { close(): Promise<void> }[]): Promise<void> {
+  for (const closable of closables) await closable.close();
+}

@@ -18,7 +18,7 @@ import { openSession } from "../../src/session/index.js";
 import { fakeDriver } from "../../src/testing/index.js";
 import { dropSchemas, PG_URL, startWorker, uniqueSchema } from "../thread/helpers.js";
 import { buildSessionFixture } from "./child.js";
-import { logOf, noticesOf, until } from "./harness.js";
+import { closeInOrder, logOf, noticesOf, openWhenReleased, until } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "session-restart-"));
 const inputPath = join(dir, "note.txt");
@@ -76,7 +76,7 @@ describe.each(lanes)("a host killed with SIGKILL mid-run ($name)", (lane) => {
       await child.exited;
       // The dead host's ownership has not run out yet.
       await expect(openSession(agent, config.id, { store })).rejects.toMatchObject({ code: "session_owned" });
-      const session = await retryOpen(() => openSession(agent, config.id, { store }));
+      const session = await openWhenReleased(() => openSession(agent, config.id, { store }));
       const log = await logOf(session);
       expect(noticesOf(log, "session.run_interrupted")).toEqual([{ type: "session.run_interrupted", runId: before.inFlight!.runId, code: "host_restart" }]);
       expect(noticesOf(log, "session.prompt_dropped")).toEqual([{ type: "session.prompt_dropped", promptId: before.queued[1], reason: "inputs_lost" }]);
@@ -90,20 +90,7 @@ describe.each(lanes)("a host killed with SIGKILL mid-run ($name)", (lane) => {
       expect(driver.probe.runs.map((run) => run.thread?.providerSessionId)).toEqual(["fake_session_1", "fake_session_1"]);
       await session.close();
     } finally {
-      await agent.close();
-      await store.close();
-      await threadStore.close();
+      await closeInOrder(agent, store, threadStore);
     }
   }, 120_000);
 });
-
-async function retryOpen<T>(open: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      return await open();
-    } catch (error) {
-      if ((error as { code?: string }).code !== "session_owned") throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
