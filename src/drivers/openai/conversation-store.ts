@@ -498,7 +498,8 @@ export function boundedConversation(file: ConversationFile, redactor: Redactor, 
           toolCalls: m.toolCalls.map((call) => ({ ...call, arguments: r(call.arguments) })),
         };
       case "tool":
-        return { ...m, output: r(cutMiddle(m.output, STORED_TOOL_OUTPUT_MAX)) };
+        // Redacted before the cut: a secret across either end of the omitted middle would leave a part.
+        return { ...m, output: cutMiddle(r(m.output), STORED_TOOL_OUTPUT_MAX) };
     }
   };
   const turn = (t: ConversationTurn): ConversationTurn => ({ ...t, messages: t.messages.map(message) });

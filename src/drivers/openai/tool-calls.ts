@@ -169,7 +169,8 @@ async function execute(call: ToolCallRecord, tool: OfferedTool, input: Record<st
 
 async function finish(call: ToolCallRecord, ctx: ToolCallContext, r: { output: string; isError: boolean; done: Omit<ToolCompleted, "callId">; interrupt: boolean }): Promise<CallResult> {
   const event: ToolCompleted = { callId: call.id, ...r.done };
-  if (r.output !== "") event.output = cutMiddle(r.output, EVENT_OUTPUT_MAX);
+  // Redacted before the cut: a secret across either end of the omitted middle would leave a part.
+  if (r.output !== "") event.output = cutMiddle(ctx.redact(r.output), EVENT_OUTPUT_MAX);
   await ctx.emit({ type: "tool.completed", ...event, provenance: { provider: PROVIDER, itemId: call.id } });
   return { message: { role: "tool", callId: call.id, name: call.name, output: r.output, isError: r.isError }, interrupt: r.interrupt };
 }

@@ -4,7 +4,13 @@
  * of itself for core's redaction to miss.
  */
 import { describe, expect, it } from "vitest";
+import type { ConversationFile, ConversationMessage } from "../../../src/drivers/openai/conversation.js";
+import { boundedConversation, STORED_TOOL_OUTPUT_MAX } from "../../../src/drivers/openai/conversation-store.js";
 import { requestFailure } from "../../../src/drivers/openai/failures.js";
+import { runToolCalls } from "../../../src/drivers/openai/tool-calls.js";
+import { Toolbox } from "../../../src/drivers/openai/toolbox.js";
+import type { BuiltinTool } from "../../../src/drivers/openai/tools/types.js";
+import type { DriverEvent } from "../../../src/events/types.js";
 import { bashTool } from "../../../src/drivers/openai/tools/bash.js";
 import { grepTool } from "../../../src/drivers/openai/tools/grep.js";
 import { createRedactor } from "../../../src/redact/redact.js";
@@ -33,5 +39,49 @@ describe("requestFailure", () => {
       expect(published).toContain("yyyy");
       expect(published).not.toContain(KEY.slice(0, 8));
     }
+  });
+});
+
+describe("a long tool output cut in its middle", () => {
+  const redactor = createRedactor({ secrets: [KEY] });
+  /** A key across the kept head's end and another across the kept tail's start. */
+  const output = (max: number) => `${"y".repeat(max / 2 - 10)}${KEY}${"m".repeat(max)}${KEY}${"t".repeat(max / 2 - 10)}`;
+  const expectNoKeyPart = (text: string) => {
+    const published = redactor.redactText(text);
+    expect(published).toContain("characters omitted");
+    expect(published).not.toContain(KEY.slice(0, 8));
+    expect(published).not.toContain(KEY.slice(-8));
+  };
+
+  it("is stored without a part of a registered key at either end of the omitted middle", () => {
+    const file: ConversationFile = {
+      version: 1,
+      id: "conv_1",
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+      turns: [{ runId: "run_1", startedAt: "2026-01-01T00:00:00.000Z", model: "m", messages: [{ role: "tool", callId: "c1", name: "bash", output: output(STORED_TOOL_OUTPUT_MAX), isError: false }] }],
+    };
+    const stored = boundedConversation(file, redactor).turns[0]!.messages[0]!;
+    expect(stored.role).toBe("tool");
+    expectNoKeyPart((stored as Extract<ConversationMessage, { role: "tool" }>).output);
+  });
+
+  it("reaches tool.completed without a part of a registered key at either end of the omitted middle", async () => {
+    const events: DriverEvent[] = [];
+    const long = output(64 * 1024);
+    const tool: BuiltinTool = { name: "dump", description: "d", parameters: { type: "object" }, kind: "other", title: () => "dump", run: async () => ({ output: long, isError: false }) };
+    await runToolCalls([{ id: "c1", name: "dump", arguments: "{}" }], {
+      emit: async (event) => {
+        events.push(event);
+      },
+      request: { approve: async () => ({ decision: "allow" }), policy: {}, workspace: "/nonexistent" },
+      signal: new AbortController().signal,
+      toolbox: new Toolbox([tool], undefined),
+      allowed: new Set(),
+      redact: (text) => redactor.redactText(text),
+    });
+    const completed = events.find((event) => event.type === "tool.completed");
+    expect(completed).toBeDefined();
+    expectNoKeyPart(JSON.stringify(completed));
   });
 });
