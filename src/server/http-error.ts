@@ -60,6 +60,7 @@ const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   thread_not_found: 404,
   request_not_pending: 404,
   response_invalid: 422,
+  agent_closed: 409,
   session_archived: 409,
   session_busy: 409,
   session_closed: 409,

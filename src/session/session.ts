@@ -192,6 +192,7 @@ export class SessionImpl implements Session {
 
   async steer(text: string): Promise<"native" | "next_run"> {
     this.#assertOpen();
+    this.#assertAgentOpen();
     checkText(text, "steer");
     const run = this.#run;
     if (run && (await deliveredNatively(() => run.stream.steer(text)))) {
@@ -209,6 +210,7 @@ export class SessionImpl implements Session {
 
   async followUp(text: string): Promise<void> {
     this.#assertOpen();
+    this.#assertAgentOpen();
     checkText(text, "followUp");
     const run = this.#run;
     if (run && (await deliveredNatively(() => run.stream.followUp(text)))) {
@@ -579,7 +581,7 @@ export class SessionImpl implements Session {
   }
 
   /**
-   * A prompt given once the session's agent was closed could never run: refused here, as the
+   * A prompt (or steer, or follow-up) given once the session's agent was closed could never run: refused here, as the
    * agent refuses its own verbs. Prompts queued before the close are reported in a
    * `session.error` notice when the pump finds the agent closed.
    */

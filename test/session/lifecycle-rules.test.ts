@@ -157,7 +157,7 @@ describe("session lifecycle", () => {
     session = undefined;
   });
 
-  it("submit after the session's agent was closed rejects with AgentClosedError; a prompt queued before the close is reported in session.error", async () => {
+  it("submit, steer and followUp after the session's agent was closed reject with AgentClosedError; a prompt queued before the close is reported in session.error", async () => {
     const driver = heldDriver();
     const s = await start(driver);
     await s.submit("first");
@@ -171,6 +171,8 @@ describe("session lifecycle", () => {
       expect(refusal).toBeInstanceOf(AgentClosedError);
       expect(refusal).toMatchObject({ code: "agent_closed" });
     }
+    await expect(s.steer("steer after the close")).rejects.toBeInstanceOf(AgentClosedError);
+    await expect(s.followUp("follow up after the close")).rejects.toBeInstanceOf(AgentClosedError);
     expect(driver.runs.map((run) => run.prompt)).toEqual(["first"]);
   });
 });

@@ -61,7 +61,9 @@ export interface OpenAIDriver extends Driver {
 
 /** Where `title()` finds a thread's conversation: the agent's thread store (any `ThreadStore`) and the thread's id. */
 export interface OpenAIThreadTitleSource {
+  /** The store the thread's runs wrote to; only its provider state is read. */
   threadStore: { loadProviderState?(id: string): Promise<string | undefined> };
+  /** The thread whose stored conversation holds the title. */
   threadId: string;
 }
 
