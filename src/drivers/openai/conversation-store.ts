@@ -497,9 +497,12 @@ export function boundedConversation(file: ConversationFile, redactor: Redactor, 
           ...(m.reasoning !== undefined ? { reasoning: r(m.reasoning) } : {}),
           toolCalls: m.toolCalls.map((call) => ({ ...call, arguments: r(call.arguments) })),
         };
-      case "tool":
+      case "tool": {
         // Redacted before the cut: a secret across either end of the omitted middle would leave a part.
-        return { ...m, output: cutMiddle(r(m.output), STORED_TOOL_OUTPUT_MAX) };
+        // A tool that cut text itself left a copy cut after redaction in `published`.
+        const { published, ...kept } = m;
+        return { ...kept, output: cutMiddle(r(published ?? m.output), STORED_TOOL_OUTPUT_MAX) };
+      }
     }
   };
   const turn = (t: ConversationTurn): ConversationTurn => ({ ...t, messages: t.messages.map(message) });

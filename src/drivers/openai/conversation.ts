@@ -23,7 +23,15 @@ export interface ToolCallRecord {
 export type ConversationMessage =
   | { role: "user"; content: ContentPart[]; origin?: "prompt" | "steer" | "follow_up" | "summary" }
   | { role: "assistant"; text: string; reasoning?: string; toolCalls: ToolCallRecord[]; model?: string }
-  | { role: "tool"; callId: string; name: string; output: string; isError: boolean };
+  | {
+      role: "tool";
+      callId: string;
+      name: string;
+      output: string;
+      isError: boolean;
+      /** In memory only: what the store keeps instead of `output` (the tool's `published` copy, see tools/types.ts). */
+      published?: string;
+    };
 
 /** Token counts of one turn, each over all of its model requests. */
 export interface TurnTokens {

@@ -104,8 +104,8 @@ async function runToolCall(call: ToolCallRecord, ctx: ToolCallContext): Promise<
   const parsed = parseArgs(call.arguments);
   const args = parsed.ok ? parsed.value : undefined;
   await ctx.emit({ type: "tool.started", ...started(call, tool, args, ctx.redact), provenance: { provider: PROVIDER, itemId: call.id } });
-  const result = (output: string, isError: boolean, done: Omit<ToolCompleted, "callId">, interrupt = false): Promise<CallResult> =>
-    finish(call, ctx, { output, isError, done, interrupt });
+  const result = (output: string, isError: boolean, done: Omit<ToolCompleted, "callId">, interrupt = false, published?: string): Promise<CallResult> =>
+    finish(call, ctx, { output, isError, done, interrupt, ...(published !== undefined ? { published } : {}) });
   if (tool === undefined) return result(`Unknown tool "${call.name}".`, true, { status: "failed" });
   if (!parsed.ok) return result(`Invalid arguments for ${call.name}: ${parsed.error}.`, true, { status: "failed" });
   let input = parsed.value;
@@ -127,7 +127,7 @@ async function runToolCall(call: ToolCallRecord, ctx: ToolCallContext): Promise<
   const done: Omit<ToolCompleted, "callId"> = { status: outcome.isError ? "failed" : "completed" };
   if (outcome.exitCode !== undefined) done.exitCode = outcome.exitCode;
   if (outcome.files !== undefined && outcome.files.length > 0) done.files = outcome.files;
-  return result(outcome.output, outcome.isError, done);
+  return result(outcome.output, outcome.isError, done, false, outcome.published);
 }
 
 async function approve(call: ToolCallRecord, kind: "command" | "file_change", tool: OfferedTool, input: Record<string, unknown>, ctx: ToolCallContext): Promise<ApprovalDecision> {
@@ -144,7 +144,7 @@ async function approve(call: ToolCallRecord, kind: "command" | "file_change", to
 async function execute(call: ToolCallRecord, tool: OfferedTool, input: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome | "cancelled"> {
   ctx.signal.throwIfAborted();
   try {
-    if (tool.kind === "mcp") return await ctx.toolbox.mcp!.call(call.name, input, ctx.signal);
+    if (tool.kind === "mcp") return await ctx.toolbox.mcp!.call(call.name, input, ctx.signal, ctx.redact);
     if (tool.kind === "task") {
       if (ctx.runTask === undefined) return { output: "Subagents are not available here.", isError: true };
       const outcome = await ctx.runTask(call, input, ctx.signal);
@@ -154,6 +154,7 @@ async function execute(call: ToolCallRecord, tool: OfferedTool, input: Record<st
     const outcome = await tool.tool.run(input, {
       workspace: ctx.request.workspace,
       signal: ctx.signal,
+      redact: ctx.redact,
       onOutput: (chunk) => {
         updates = updates.then(() => ctx.emit({ type: "tool.updated", callId: call.id, output: chunk, provenance: { provider: PROVIDER, itemId: call.id } }));
       },
@@ -167,10 +168,13 @@ async function execute(call: ToolCallRecord, tool: OfferedTool, input: Record<st
   }
 }
 
-async function finish(call: ToolCallRecord, ctx: ToolCallContext, r: { output: string; isError: boolean; done: Omit<ToolCompleted, "callId">; interrupt: boolean }): Promise<CallResult> {
+async function finish(call: ToolCallRecord, ctx: ToolCallContext, r: { output: string; published?: string; isError: boolean; done: Omit<ToolCompleted, "callId">; interrupt: boolean }): Promise<CallResult> {
   const event: ToolCompleted = { callId: call.id, ...r.done };
   // Redacted before the cut: a secret across either end of the omitted middle would leave a part.
-  if (r.output !== "") event.output = cutMiddle(ctx.redact(r.output), EVENT_OUTPUT_MAX);
+  // The model keeps the unredacted `output`; events and the store take the tool's `published` copy.
+  if (r.output !== "") event.output = cutMiddle(ctx.redact(r.published ?? r.output), EVENT_OUTPUT_MAX);
   await ctx.emit({ type: "tool.completed", ...event, provenance: { provider: PROVIDER, itemId: call.id } });
-  return { message: { role: "tool", callId: call.id, name: call.name, output: r.output, isError: r.isError }, interrupt: r.interrupt };
+  const message: ConversationMessage = { role: "tool", callId: call.id, name: call.name, output: r.output, isError: r.isError };
+  if (r.published !== undefined) message.published = r.published;
+  return { message, interrupt: r.interrupt };
 }

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JsonSchema, McpServerConfig } from "../../../driver/vocabulary.js";
+import { redactThenClip } from "../../../redact/clip.js";
 import type { Redactor } from "../../../redact/redact.js";
 import type { ProcessHandle } from "../../../process/index.js";
 import { ProcessStdioTransport } from "./stdio-transport.js";
@@ -26,6 +27,8 @@ export interface McpTool {
 export interface McpCallResult {
   output: string;
   isError: boolean;
+  /** A cut `output` for events, redacted before its cut (see `ToolOutcome.published`). */
+  published?: string;
 }
 
 /** Where stdio servers run, how their stderr is redacted, and who counts their processes. */
@@ -53,8 +56,11 @@ function exposedName(server: string, tool: string, taken: Set<string>): string {
   return name;
 }
 
-/** The text of a `tools/call` result's content (images and resources named, not inlined). */
-export function resultText(content: unknown, structured: unknown): string {
+/**
+ * The text of a `tools/call` result's content (images and resources named, not inlined), cut to
+ * what the model is handed; with `redact`, a cut one also comes redacted before its cut, for events.
+ */
+export function resultText(content: unknown, structured: unknown, redact?: (text: string) => string): McpCallResult {
   const parts = Array.isArray(content) ? content : [];
   const texts = parts.map((p: { type?: unknown; text?: unknown; resource?: { uri?: unknown; text?: unknown } }) => {
     if (p.type === "text" && typeof p.text === "string") return p.text;
@@ -64,7 +70,11 @@ export function resultText(content: unknown, structured: unknown): string {
   });
   let text = texts.join("\n");
   if (text === "" && structured !== undefined) text = JSON.stringify(structured);
-  return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}\n[… result cut at ${MAX_RESULT_CHARS} characters]` : text;
+  if (text.length <= MAX_RESULT_CHARS) return { output: text, isError: false };
+  const note = `\n[… result cut at ${MAX_RESULT_CHARS} characters]`;
+  const result: McpCallResult = { output: `${text.slice(0, MAX_RESULT_CHARS)}${note}`, isError: false };
+  if (redact !== undefined) result.published = `${redactThenClip(text, redact, MAX_RESULT_CHARS, "")}${note}`;
+  return result;
 }
 
 /** The MCP servers of one run. */
@@ -123,12 +133,15 @@ export class McpServers {
     return this.tools.find((t) => t.exposedName === exposed);
   }
 
-  /** Calls one tool; the signal cancels the request (the server is told with `notifications/cancelled`). */
-  async call(exposed: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+  /**
+   * Calls one tool; the signal cancels the request (the server is told with `notifications/cancelled`).
+   * `redact`, the driver's, makes the `published` copy of a cut result.
+   */
+  async call(exposed: string, args: Record<string, unknown>, signal: AbortSignal, redact?: (text: string) => string): Promise<McpCallResult> {
     const entry = this.#tools.get(exposed);
     if (entry === undefined) return { output: `unknown tool ${exposed}`, isError: true };
     const result = await entry.server.client.callTool({ name: entry.tool, arguments: args }, undefined, { signal, timeout: 24 * 3600_000 });
-    return { output: resultText(result.content, result.structuredContent), isError: result.isError === true };
+    return { ...resultText(result.content, result.structuredContent, redact), isError: result.isError === true };
   }
 
   /** Closes every connection; stdio servers are stopped with their process group and reaped. */

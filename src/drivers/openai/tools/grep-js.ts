@@ -11,6 +11,7 @@ import { parseRule } from "./gitignore.js";
 import type { GrepQuery, GrepResult } from "./grep-types.js";
 import { LONG_LINE_MARKER, MAX_GREP_COLUMNS, MAX_GREP_LINES } from "./grep-types.js";
 import { looksBinary } from "./files.js";
+import { redactThenClip } from "../../../redact/clip.js";
 import { walk, type WalkState } from "./walk.js";
 
 /** Files larger than this are not searched by the JS search. */
@@ -31,7 +32,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): RegExp | s
 }
 
 /** Searches `start` (the real path of `query.path`) under `root`. */
-export async function searchWithJs(query: GrepQuery, root: string, start: string, signal: AbortSignal): Promise<GrepResult> {
+export async function searchWithJs(query: GrepQuery, root: string, start: string, signal: AbortSignal, redact?: (text: string) => string): Promise<GrepResult> {
   const regex = compilePattern(query.pattern, query.ignoreCase);
   if (typeof regex === "string") return { lines: [], more: false, error: regex };
   const accept = globFilter(query.glob);
@@ -41,7 +42,7 @@ export async function searchWithJs(query: GrepQuery, root: string, start: string
   for await (const file of files) {
     const rel = displayPath(root, file);
     if (!accept(rel)) continue;
-    if (!(await searchFile(file, rel, regex, result))) break;
+    if (!(await searchFile(file, rel, regex, result, redact))) break;
     if (signal.aborted) return { ...result, error: "cancelled" };
   }
   if (signal.aborted) return { ...result, error: "cancelled" };
@@ -76,7 +77,7 @@ function globFilter(glob: string | undefined): (rel: string) => boolean {
 }
 
 /** Appends the file's matching lines; false once the cap is reached. */
-async function searchFile(path: string, rel: string, regex: RegExp, result: GrepResult): Promise<boolean> {
+async function searchFile(path: string, rel: string, regex: RegExp, result: GrepResult, redact?: (text: string) => string): Promise<boolean> {
   let bytes: Buffer;
   try {
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -99,7 +100,10 @@ async function searchFile(path: string, rel: string, regex: RegExp, result: Grep
       result.more = true;
       return false;
     }
-    const shown = line.length > MAX_GREP_COLUMNS ? line.slice(0, MAX_GREP_COLUMNS) + LONG_LINE_MARKER : line;
+    const cut = line.length > MAX_GREP_COLUMNS;
+    const shown = cut ? line.slice(0, MAX_GREP_COLUMNS) + LONG_LINE_MARKER : line;
+    if (cut && redact !== undefined) result.published ??= [...result.lines];
+    result.published?.push(`${rel}:${i + 1}:${cut && redact !== undefined ? redactThenClip(line, redact, MAX_GREP_COLUMNS, "") + LONG_LINE_MARKER : shown}`);
     result.lines.push(`${rel}:${i + 1}:${shown}`);
   }
   return true;

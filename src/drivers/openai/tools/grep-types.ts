@@ -23,4 +23,6 @@ export interface GrepResult {
   error?: string;
   /** The JS search stopped at its entry bound. */
   walkTruncated?: boolean;
+  /** `lines` for events, once a line was cut: each cut line redacted before its cut (see `ToolOutcome.published`). */
+  published?: string[];
 }

@@ -72,7 +72,7 @@ async function runGrep(args: unknown, ctx: ToolRunContext, ripgrep: () => Promis
       if (!(error instanceof ExecutableNotFoundError)) return failure(`grep failed: ${(error as Error).message}`);
     }
   }
-  result ??= await searchWithJs(query, root, start.real, ctx.signal);
+  result ??= await searchWithJs(query, root, start.real, ctx.signal, ctx.redact);
   return outcome(query, result);
 }
 
@@ -82,5 +82,7 @@ function outcome(query: GrepQuery, result: GrepResult): ToolOutcome {
   if (result.more) notes.push(`[matches capped at ${MAX_GREP_LINES} lines; narrow the pattern, the path or the glob]`);
   if (result.walkTruncated) notes.push("[the search stopped at its entry bound; narrow the path]");
   if (result.lines.length === 0) return { output: [`no matches for ${query.pattern} in ${query.path}`, ...notes].join("\n"), isError: false };
-  return { output: [...result.lines, ...notes].join("\n"), isError: false };
+  const done: ToolOutcome = { output: [...result.lines, ...notes].join("\n"), isError: false };
+  if (result.published !== undefined) done.published = [...result.published, ...notes].join("\n");
+  return done;
 }

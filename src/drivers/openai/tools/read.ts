@@ -7,6 +7,7 @@ import { z } from "zod";
 import { field, failure, parseArgs } from "./args.js";
 import { confine, workspaceRoot } from "./confine.js";
 import { looksBinary, reason } from "./files.js";
+import { redactThenClip } from "../../../redact/clip.js";
 import type { BuiltinTool, ToolOutcome, ToolRunContext } from "./types.js";
 
 /** Lines returned when the call gives no `limit`. */
@@ -57,7 +58,7 @@ async function runRead(args: unknown, ctx: ToolRunContext): Promise<ToolOutcome>
   const check = await checkReadable(target.real, target.display);
   if (check !== undefined) return check;
   try {
-    return await numberedLines(target.real, target.display, offset, limit, ctx.signal);
+    return await numberedLines(target.real, target.display, offset, limit, ctx.signal, ctx.redact);
   } catch (error) {
     if (ctx.signal.aborted) return failure("cancelled");
     return failure(`cannot read ${target.display}: ${reason(error)}`);
@@ -83,10 +84,12 @@ async function checkReadable(path: string, display: string): Promise<ToolOutcome
   }
 }
 
-async function numberedLines(path: string, display: string, offset: number, limit: number, signal: AbortSignal): Promise<ToolOutcome> {
+async function numberedLines(path: string, display: string, offset: number, limit: number, signal: AbortSignal, redact?: (text: string) => string): Promise<ToolOutcome> {
   const stream = createReadStream(path, { encoding: "utf8", signal });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const out: string[] = [];
+  // The lines for events, made only once a line is cut: each cut one redacted before its cut.
+  let published: string[] | undefined;
   let bytes = 0;
   let lineNumber = 0;
   let stoppedAt: number | undefined;
@@ -99,14 +102,18 @@ async function numberedLines(path: string, display: string, offset: number, limi
         stoppedAt = lineNumber;
         break;
       }
-      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
-      const numbered = `${String(lineNumber).padStart(6)}\t${shown}`;
+      const cut = line.length > MAX_LINE_CHARS;
+      const note = `… [line cut: ${line.length} characters]`;
+      const prefix = `${String(lineNumber).padStart(6)}\t`;
+      const numbered = `${prefix}${cut ? `${line.slice(0, MAX_LINE_CHARS)}${note}` : line}`;
       bytes += Buffer.byteLength(numbered) + 1;
       if (bytes > MAX_READ_BYTES && out.length > 0) {
         stoppedAt = lineNumber;
         byteCapped = true;
         break;
       }
+      if (cut && redact !== undefined) published ??= [...out];
+      published?.push(cut && redact !== undefined ? `${prefix}${redactThenClip(line, redact, MAX_LINE_CHARS, "")}${note}` : numbered);
       out.push(numbered);
     }
   } finally {
@@ -115,8 +122,8 @@ async function numberedLines(path: string, display: string, offset: number, limi
   }
   if (lineNumber === 0) return { output: `${display} is empty`, isError: false };
   if (out.length === 0) return failure(`offset ${offset} is past the end of ${display} (${lineNumber} lines)`);
-  if (stoppedAt === undefined) return { output: out.join("\n"), isError: false };
-  const why = byteCapped ? `output cap of ${MAX_READ_BYTES} bytes reached` : `limit of ${limit} lines reached`;
-  const note = `[${why}: showing lines ${offset}-${stoppedAt - 1}; more lines follow, read again with offset=${stoppedAt} to continue]`;
-  return { output: `${out.join("\n")}\n${note}`, isError: false };
+  const tail = stoppedAt === undefined ? "" : `\n[${byteCapped ? `output cap of ${MAX_READ_BYTES} bytes reached` : `limit of ${limit} lines reached`}: showing lines ${offset}-${stoppedAt - 1}; more lines follow, read again with offset=${stoppedAt} to continue]`;
+  const outcome: ToolOutcome = { output: `${out.join("\n")}${tail}`, isError: false };
+  if (published !== undefined) outcome.published = `${published.join("\n")}${tail}`;
+  return outcome;
 }

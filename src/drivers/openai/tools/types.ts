@@ -15,11 +15,19 @@ export interface ToolRunContext {
   signal: AbortSignal;
   /** Streaming output as it is produced (bash's stdout and stderr), for `tool.updated`. */
   onOutput?(chunk: string): void;
+  /** The driver's redaction, for `ToolOutcome.published` (absent: no published copy is made). */
+  redact?(text: string): string;
 }
 
 /** What a tool call produced: `output` is the tool result the model sees. */
 export interface ToolOutcome {
   output: string;
+  /**
+   * What events and the stored conversation carry instead of `output`, when the tool cut text that
+   * the model sees unredacted: the same cuts made after `ToolRunContext.redact`, since a secret across
+   * a cut is no longer the registered value and redaction after it would leave its front.
+   */
+  published?: string;
   /** A refused or failed call (bad arguments, path outside the workspace, missing file, non-zero exit...). */
   isError: boolean;
   /** Files the call changed, each with a bounded unified diff (`file_change` tools). */
