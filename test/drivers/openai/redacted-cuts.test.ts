@@ -17,7 +17,7 @@ import type { BuiltinTool } from "../../../src/drivers/openai/tools/types.js";
 import type { DriverEvent } from "../../../src/events/types.js";
 import { bashTool } from "../../../src/drivers/openai/tools/bash.js";
 import { grepTool } from "../../../src/drivers/openai/tools/grep.js";
-import { MAX_GREP_COLUMNS } from "../../../src/drivers/openai/tools/grep-types.js";
+import { LONG_LINE_MARKER, MAX_GREP_COLUMNS } from "../../../src/drivers/openai/tools/grep-types.js";
 import { MAX_LINE_CHARS, readTool } from "../../../src/drivers/openai/tools/read.js";
 import { createRedactor } from "../../../src/redact/redact.js";
 
@@ -131,6 +131,7 @@ describe("a long line or MCP result cut by the tool itself", () => {
     // The model still sees the workspace's real content, up to the cut.
     expect(message.output).toContain(KEY.slice(0, 12));
     expect(message.output).not.toContain(KEY);
+    return published;
   }
 
   it("read: a key across a long line's cut", async () => {
@@ -150,6 +151,25 @@ describe("a long line or MCP result cut by the tool itself", () => {
       await run(grepTool({ ripgrep: false }), undefined, "grep", { pattern: "yy" }, workspace);
     } finally {
       await rm(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it("grep (ripgrep): a key across a line rg cut itself", async () => {
+    const workspace = await realpath(await mkdtemp(join(tmpdir(), "cut-rg-")));
+    const bin = await realpath(await mkdtemp(join(tmpdir(), "cut-rg-bin-")));
+    try {
+      const line = crossing(MAX_GREP_COLUMNS);
+      await writeFile(join(workspace, "a.txt"), `yy short\n${line}\n`);
+      // What rg --max-columns-preview prints for that file.
+      await writeFile(join(bin, "out.txt"), `a.txt:1:yy short\na.txt:2:${line.slice(0, MAX_GREP_COLUMNS)}${LONG_LINE_MARKER}\n`);
+      await writeFile(join(bin, "rg"), `#!/bin/sh\ncat "${join(bin, "out.txt")}"\n`, { mode: 0o755 });
+      const published = await run(grepTool({ ripgrep: join(bin, "rg") }), undefined, "grep", { pattern: "yy" }, workspace);
+      // The cut line was found again in its file, not withheld.
+      expect(published).toContain(`a.txt:2:${"y".repeat(MAX_GREP_COLUMNS - 12)}`);
+      expect(published).not.toContain("withheld");
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+      await rm(bin, { recursive: true, force: true });
     }
   });
 

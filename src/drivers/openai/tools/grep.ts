@@ -5,7 +5,7 @@ import { ExecutableNotFoundError } from "../../../errors/index.js";
 import { field, failure, oneLine, parseArgs } from "./args.js";
 import { confine, workspaceRoot } from "./confine.js";
 import { searchWithJs } from "./grep-js.js";
-import { findRipgrep, searchWithRipgrep } from "./grep-rg.js";
+import { findRipgrep, publishCutLines, searchWithRipgrep } from "./grep-rg.js";
 import { MAX_GREP_LINES, type GrepQuery, type GrepResult } from "./grep-types.js";
 import type { BuiltinTool, BuiltinToolsOptions, ToolOutcome, ToolRunContext } from "./types.js";
 
@@ -68,6 +68,7 @@ async function runGrep(args: unknown, ctx: ToolRunContext, ripgrep: () => Promis
   if (rg !== undefined) {
     try {
       result = await searchWithRipgrep(rg, query, root, ctx.signal);
+      if (ctx.redact !== undefined && result.error === undefined) result = await publishCutLines(result, root, ctx.redact);
     } catch (error) {
       if (!(error instanceof ExecutableNotFoundError)) return failure(`grep failed: ${(error as Error).message}`);
     }
