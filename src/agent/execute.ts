@@ -392,6 +392,8 @@ function runRequest(scope: RunScope, prompt: string): RunRequest {
 /** Checkpoint the thread, decide the outcome and publish the one terminal event, last. */
 async function conclude(scope: RunScope, cancelReason: () => string | undefined, startedAt: number): Promise<Result> {
   const { sink, thread, binding } = scope;
+  // Before the turn is recorded and the terminal published: tool output tails held back for redaction.
+  await sink.flushHeldOutput();
   const seen: RunObservation = {
     driverId: scope.context.driverId,
     delivered: scope.delivered,

@@ -9,7 +9,7 @@ import { DriverContractError } from "../errors/index.js";
 import type { RunTimeline } from "../events/timeline.js";
 import type { DriverEvent } from "../events/types.js";
 import { assertDriverEvent, DRIVER_TERMINAL_TYPES } from "../events/validate.js";
-import type { Redactor } from "../redact/redact.js";
+import { streamCutIndex, streamHoldLength, type Redactor } from "../redact/redact.js";
 import type { AnnouncedTerminal } from "./outcome.js";
 import { StopGate } from "./stop-gate.js";
 
@@ -43,6 +43,12 @@ export class CheckedSink implements EventSink {
   providerSessionId: string | undefined;
   readonly #options: CheckedSinkOptions;
   readonly #gate = new StopGate();
+  /**
+   * Per open tool call, the end of its streamed output not yet published: each `tool.updated`
+   * output is a delta redacted on its own, so a registered secret written across two deltas would
+   * be matched in neither. The tail short enough to be the start of one waits for the next delta.
+   */
+  readonly #heldOutput = new Map<string, string>();
 
   constructor(options: CheckedSinkOptions) {
     this.#options = options;
@@ -91,11 +97,50 @@ export class CheckedSink implements EventSink {
         const bound = this.#options.bound;
         if (bound) return bound(event.providerSessionId).then(() => (quiet ? undefined : this.publish(event)));
       }
-      return quiet ? undefined : this.publish(event);
+      if (event.type === "tool.completed" && this.#heldOutput.size !== 0) {
+        const tail = this.#releaseHeld(event.callId);
+        const closing = quiet ? undefined : this.publish(event);
+        return tail === undefined ? closing : closing === undefined ? tail : Promise.all([tail, closing]).then(() => undefined);
+      }
+      if (quiet) return undefined;
+      return event.type === "tool.updated" && typeof event.output === "string" ? this.#publishToolOutput(event) : this.publish(event);
     } catch (error) {
       return Promise.reject(error);
     }
   };
+
+  /**
+   * Publishes every tool output tail still held, redacted, in the order the calls first held one:
+   * the run ends, with or without the calls' closings. Output the consumer's stream let through is
+   * thus whole; on a stop it reaches the timeline (history, observers) as the stream is quiet.
+   */
+  flushHeldOutput(): Promise<void> | undefined {
+    let last: Promise<void> | undefined;
+    for (const callId of [...this.#heldOutput.keys()]) last = this.#releaseHeld(callId) ?? last;
+    return last;
+  }
+
+  #publishToolOutput(event: Extract<DriverEvent, { type: "tool.updated" }>): Promise<void> | undefined {
+    const redactor = this.#options.redactor();
+    const hold = streamHoldLength(redactor);
+    const carried = this.#heldOutput.get(event.callId);
+    if (hold === 0 && carried === undefined) return this.publish(event);
+    const output = carried === undefined ? event.output! : carried + event.output!;
+    const cut = output.length <= hold ? 0 : streamCutIndex(redactor, output, output.length - hold);
+    if (cut < output.length) this.#heldOutput.set(event.callId, output.slice(cut));
+    else this.#heldOutput.delete(event.callId);
+    if (cut === 0 && event.files === undefined) return undefined;
+    const { output: _whole, ...rest } = event;
+    return this.publish(cut === 0 ? rest : { ...rest, output: output.slice(0, cut) });
+  }
+
+  /** Publishes the held tail of a call's output, if any, as one more `tool.updated`. */
+  #releaseHeld(callId: string): Promise<void> | undefined {
+    const tail = this.#heldOutput.get(callId);
+    if (tail === undefined) return undefined;
+    this.#heldOutput.delete(callId);
+    return this.publish({ type: "tool.updated", callId, output: tail });
+  }
 
   /** Publish an accepted event: redacted unless it is model output; the timeline stamps `seq`. */
   publish(event: DriverEvent): Promise<void> | undefined {

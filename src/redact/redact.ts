@@ -173,6 +173,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const literals = new Set<string>();
   let combined: RegExp | undefined;
   let literalOnly: RegExp | undefined;
+  // For streamed text (see streamCutIndex): case-insensitive, as `combined` matches literals.
+  let literalAny: RegExp | undefined;
+  let longest = 0;
 
   const add = (value: string, min: number): void => {
     if (typeof value !== "string" || value.length < min) return;
@@ -199,6 +202,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   const compile = (): void => {
     const lit = literalSource();
+    longest = 0;
+    for (const literal of literals) longest = Math.max(longest, literal.length);
+    literalAny = lit === undefined ? undefined : new RegExp(lit, "gi");
     // Literals come first so that, at the same position, a registered secret wins over a pattern.
     combined = new RegExp(lit === undefined ? PATTERN_SOURCES.join("|") : `(?<l>${lit})|${PATTERN_SOURCES.join("|")}`, "gi");
     literalOnly = lit === undefined ? undefined : new RegExp(lit, "g");
@@ -259,7 +265,62 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     combined = undefined;
     literalOnly = undefined;
   });
+  streamCuts.set(redactor, {
+    hold: () => {
+      if (combined === undefined) compile();
+      return longest;
+    },
+    cut: (s, at) => {
+      if (combined === undefined) compile();
+      return literalAny === undefined ? at : cutOutside(literalAny, s, at);
+    },
+  });
   return redactor;
+}
+
+/** How a text stream is cut so that no registered literal of a redactor is split by the cut. */
+interface StreamCut {
+  /** The longest registered literal's length; 0 with none. */
+  hold(): number;
+  /** The greatest index at most `at` at which no literal occurrence in `s` starts before and ends after. */
+  cut(s: string, at: number): number;
+}
+
+const streamCuts = new WeakMap<Redactor, StreamCut>();
+
+/**
+ * `at`, or the start of the occurrence of `pattern` (global) in `s` that spans it. Occurrences
+ * are found as the redactor finds them, left to right, so the parts on each side redact as the whole.
+ */
+function cutOutside(pattern: RegExp, s: string, at: number): number {
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(s); m !== null; m = pattern.exec(s)) {
+    if (m.index >= at) break;
+    const end = m.index + m[0].length;
+    if (end > at) return m.index;
+    if (m[0].length === 0) pattern.lastIndex++;
+  }
+  return at;
+}
+
+/**
+ * How many characters at the end of a streamed text must wait for the next chunk before it is
+ * redacted: one less than the longest literal `redactor` knows (registered secrets, placeholders),
+ * 0 when it knows none or was not made here. Only literals have a bound; secret-shaped patterns
+ * (`sk-…`, `Bearer …`) and a literal JSON-escaped into a longer form do not, and are not held for.
+ */
+export function streamHoldLength(redactor: Redactor): number {
+  const longest = streamCuts.get(redactor)?.hold() ?? 0;
+  return longest > 1 ? longest - 1 : 0;
+}
+
+/**
+ * Where to cut `s` (at most at `at`) so that the part before and the part after, each redacted by
+ * `redactor`, together equal `s` redacted: no occurrence of a literal it knows spans the cut.
+ */
+export function streamCutIndex(redactor: Redactor, s: string, at: number): number {
+  const cuts = streamCuts.get(redactor);
+  return cuts === undefined ? at : cuts.cut(s, at);
 }
 
 /** How each redactor made by {@link createRedactor} removes its registered secrets only. */
@@ -300,11 +361,26 @@ export function withPlaceholders(base: Redactor, placeholders: ReadonlyMap<strin
     const replaced = pattern === undefined ? s : s.replace(pattern, (...groups: unknown[]) => entries[groups.slice(1, entries.length + 1).findIndex((g) => g !== undefined)]![1]);
     return base.redactText(replaced);
   };
-  return {
+  const redactor: Redactor = {
     addSecret: (value: string) => base.addSecret(value),
     redactText,
     redactValue: <T>(v: T): T => copyRedacted(v, redactText, new WeakMap()) as T,
   };
+  const placeholderLongest = entries.reduce((n, [literal]) => Math.max(n, literal.length), 0);
+  const anyPlaceholder = pattern === undefined ? undefined : new RegExp(pattern.source, "g");
+  streamCuts.set(redactor, {
+    hold: () => Math.max(placeholderLongest, streamCuts.get(base)?.hold() ?? 0),
+    cut: (s, at) => {
+      // Each cut only moves earlier, so this ends.
+      for (;;) {
+        const placed = anyPlaceholder === undefined ? at : cutOutside(anyPlaceholder, s, at);
+        const next = streamCutIndex(base, s, placed);
+        if (next === at) return at;
+        at = next;
+      }
+    },
+  });
+  return redactor;
 }
 
 /** The replacement for a value stored under a secret-looking key; booleans and null reveal nothing. */
