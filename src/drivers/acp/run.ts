@@ -74,17 +74,7 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     aborted: () => signal.aborted,
     touched: () => watchdogs.touch(),
   });
-  const unbind = connection.bind({
-    onUpdate: async (params) => {
-      watchdogs.touch();
-      observeCommands(connection, params);
-      await mapper.handle(params);
-    },
-    notice: (level, code, message, count) => emit({ type: "notice", level, code, message, ...(count !== undefined ? { count } : {}), provenance: { provider: "acp" } }),
-    onPermission: (params) => permissions.answer(params),
-    onReadTextFile: (params) => readTextFile(request.workspace, request.inputs, params),
-    onWriteTextFile: (params) => writeTextFile(request.workspace, params),
-  });
+  const unbind = bindTurnHandlers(connection, request, { watchdogs, mapper, permissions, emit });
   // Everything before the prompt is before delivery: a failure there leaves nothing delivered.
   const send = (method: string, params: unknown) => connection.request(method, params, signal, "before_delivery");
 
@@ -126,6 +116,26 @@ export async function runAcpTurn(request: RunRequest, sink: EventSink, signal: A
     unbind();
     if (!kept) await retire(connection, turnOver && !signal.aborted);
   }
+}
+
+/** Routes the connection's updates, notices, permission requests and file calls to this turn. */
+function bindTurnHandlers(
+  connection: AcpConnection,
+  request: RunRequest,
+  turn: { watchdogs: TurnWatchdogs; mapper: UpdateMapper; permissions: PermissionDesk; emit: OrderedEmitter["emit"] },
+): () => void {
+  const { watchdogs, mapper, permissions, emit } = turn;
+  return connection.bind({
+    onUpdate: async (params) => {
+      watchdogs.touch();
+      observeCommands(connection, params);
+      await mapper.handle(params);
+    },
+    notice: (level, code, message, count) => emit({ type: "notice", level, code, message, ...(count !== undefined ? { count } : {}), provenance: { provider: "acp" } }),
+    onPermission: (params) => permissions.answer(params),
+    onReadTextFile: (params) => readTextFile(request.workspace, request.inputs, params),
+    onWriteTextFile: (params) => writeTextFile(request.workspace, params),
+  });
 }
 
 /** Stops the run's process: in the background once the turn is over, otherwise before the run ends. */
