@@ -3,7 +3,7 @@
  * codex-acp and claude-agent-acp, each pointed at the scripted model server (no login, no paid
  * calls). Qwen Code is reported as skipped when not installed (its package declares engines.node >=22).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 
@@ -87,13 +87,24 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
 
 const modelRequests = (ctx: RealCliContext): CapturedRequest[] => ctx.server.requests.filter((r) => r.dialect === ctx.spec.dialect && !r.auxiliary);
 
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+/**
+ * Whether a process of the group still runs. A zombie does not count: a member the leader left
+ * behind is reparented to the container's init, which may reap it only later under load.
+ */
+function groupAlive(pgid: number): boolean {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the parenthesised command name: state, ppid, pgrp, …
+    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(group) === pgid && state !== "Z" && state !== "X") return true;
   }
+  return false;
 }
 
 const PNG = Buffer.from(
