@@ -5,7 +5,7 @@
  * is left (a bound, not a speed measurement).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelScript } from "../../src/testing/model-server/index.js";
 import { withRealCli } from "../../src/testing/real-cli/index.js";
 import { laneEnv } from "../drivers/real-lane.js";
+import { groupMembers } from "../chaos/processes.js";
 import { describeRealCli } from "../real-cli/helpers.js";
 import { firstLine, isAlive } from "./helpers.js";
 
@@ -22,22 +23,6 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const JITI = join(REPO, "node_modules/.bin/jiti");
 const BOUND_MS = 1000;
 
-/** Running (non-zombie) processes whose process group is one of `pgids`. */
-function groupMembers(pgids: readonly number[]): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-    } catch {
-      continue;
-    }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
-    if (fields[0] !== "Z" && fields[0] !== "X" && pgids.includes(Number(fields[2]))) found.push(Number(entry));
-  }
-  return found;
-}
 
 /** SIGKILLs `host`, then returns the group members still running when the bound elapsed (or earlier, once none is). */
 async function survivorsAfterHostKill(host: ChildProcess, pgids: readonly number[]): Promise<number[]> {

@@ -3,7 +3,7 @@
  * codex-acp and claude-agent-acp, each pointed at the scripted model server (no login, no paid
  * calls). Qwen Code is reported as skipped when not installed (its package declares engines.node >=22).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 
@@ -14,6 +14,7 @@ import { input } from "../../../src/input/index.js";
 import type { CapturedRequest } from "../../../src/testing/model-server/index.js";
 import { SCRIPTED_KEY_ENV } from "../../../src/testing/real-cli/settings.js";
 import { withRealCli, type RealCliContext, type RealCliDirs, type RealCliName, type RealCliScript } from "../../../src/testing/real-cli/index.js";
+import { groupMembers } from "../../chaos/processes.js";
 import { describeRealCli } from "../../real-cli/helpers.js";
 
 type Json = Record<string, unknown>;
@@ -87,25 +88,8 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
 
 const modelRequests = (ctx: RealCliContext): CapturedRequest[] => ctx.server.requests.filter((r) => r.dialect === ctx.spec.dialect && !r.auxiliary);
 
-/**
- * Whether a process of the group still runs. A zombie does not count: a member the leader left
- * behind is reparented to the container's init, which may reap it only later under load.
- */
-function groupAlive(pgid: number): boolean {
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the parenthesised command name: state, ppid, pgrp, …
-    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(group) === pgid && state !== "Z" && state !== "X") return true;
-  }
-  return false;
-}
+/** Whether a process of the group still runs; a zombie waiting to be reaped does not count. */
+const groupAlive = (pgid: number): boolean => groupMembers([pgid]).length > 0;
 
 const PNG = Buffer.from(
   "89504e470d0a1a0a0000000d4948445200000001000000010806000000" + "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082",
