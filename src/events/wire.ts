@@ -2,7 +2,7 @@
  * The wire form of an event: exactly what `JSON.parse(JSON.stringify(value))` would give back,
  * so a host can send every event over JSON unchanged. Keys whose value is `undefined` (or a
  * function or symbol) are absent, non-finite numbers are `null`, and anything that is not a plain
- * object or array (a `Date`, a `Map`, a class instance) becomes its JSON form.
+ * object or array (a `Date`, a `Map`, a class instance) becomes its JSON form; `-0` is `0`.
  *
  * Copy-on-write: a value that already is wire data is returned as is, so the common case costs
  * one walk and no allocation.
@@ -30,6 +30,8 @@ function clean(value: unknown, depth: number): Cleaned {
     case "boolean":
       return UNCHANGED;
     case "number":
+      // JSON writes -0 as 0.
+      if (value === 0) return Object.is(value, -0) ? 0 : UNCHANGED;
       return Number.isFinite(value) ? UNCHANGED : null;
     case "undefined":
     case "function":

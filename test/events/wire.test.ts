@@ -60,6 +60,12 @@ describe("toWireData", () => {
     );
   });
 
+  it("writes -0 as 0, as JSON does", () => {
+    const out = toWireData({ usage: { delta: -0 }, list: [-0, 1] });
+    expect(Object.is(out.usage.delta, 0)).toBe(true);
+    expect(Object.is(out.list[0], 0)).toBe(true);
+  });
+
   it("drops undefined-valued keys, writes null for NaN and array holes, and never mutates its input", () => {
     const provenance = { provider: "p", itemId: undefined };
     const input = { a: 1, b: undefined, c: [undefined, NaN, 2], d: new Date(0), e: () => 1, nested: { provenance } };
