@@ -7,7 +7,7 @@
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { ProviderError } from "../../../errors/index.js";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
-import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
+import { dataUrl, distinctCallIds, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
 
 function contentPart(part: ContentPart): ChatCompletionContentPart {
   if (part.type === "text") return { type: "text", text: part.text };
@@ -121,9 +121,12 @@ class ChatAnswer {
   }
 
   answer(seq: number): ModelAnswer {
-    const toolCalls: ToolCallRecord[] = this.calls
-      .filter((c) => c !== undefined && c.name !== "")
-      .map((c, i) => ({ id: c.id ?? `call_${seq}_${i}`, name: c.name, arguments: c.arguments }));
+    // A call without a name still gets a result (an unknown-tool error the model reads), not a silent drop.
+    const toolCalls: ToolCallRecord[] = distinctCallIds(
+      this.calls
+        .filter((c) => c !== undefined && (c.name !== "" || c.id !== undefined || c.arguments !== ""))
+        .map((c, i) => ({ id: c.id ?? `call_${seq}_${i}`, name: c.name, arguments: c.arguments })),
+    );
     const out: ModelAnswer = { text: this.text, reasoning: this.reasoning, toolCalls };
     if (this.usage !== undefined) out.usage = this.usage;
     if (this.finishReason !== undefined) out.finishReason = this.finishReason;

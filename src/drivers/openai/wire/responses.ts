@@ -7,7 +7,7 @@
 import type { FunctionTool, ResponseCreateParamsStreaming, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
 import { ProviderError } from "../../../errors/index.js";
-import { dataUrl, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
+import { dataUrl, distinctCallIds, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
 
 function inputContent(part: ContentPart): ResponseInputContent {
   if (part.type === "text") return { type: "input_text", text: part.text };
@@ -117,13 +117,14 @@ class ResponsesAnswer {
   }
 
   #doneCall(item: { id?: string; call_id: string; name: string; arguments: string }): void {
-    const call = this.calls.find((c) => c.callId === item.call_id);
+    // By item id first: two items may (wrongly) share a call id, and each keeps its own arguments.
+    const call = this.calls.find((c) => c.itemId === (item.id ?? item.call_id)) ?? this.calls.find((c) => c.callId === item.call_id);
     if (call === undefined) this.calls.push({ itemId: item.id ?? item.call_id, callId: item.call_id, name: item.name, arguments: item.arguments });
     else call.arguments = item.arguments;
   }
 
   answer(): ModelAnswer {
-    const toolCalls: ToolCallRecord[] = this.calls.map((c) => ({ id: c.callId, name: c.name, arguments: c.arguments }));
+    const toolCalls: ToolCallRecord[] = distinctCallIds(this.calls.map((c) => ({ id: c.callId, name: c.name, arguments: c.arguments })));
     const out: ModelAnswer = { text: this.text, reasoning: this.reasoning, toolCalls };
     if (this.usage !== undefined) out.usage = this.usage;
     if (this.finishReason !== undefined) out.finishReason = this.finishReason;

@@ -90,3 +90,19 @@ export function requestUsage(fields: { readonly [K in keyof RequestUsage]-?: unk
   }
   return usage;
 }
+
+/**
+ * The calls with an id of their own each: a server that repeats an id (or a model that does) would
+ * otherwise give two calls one result slot, and two `tool.started` events one call id. A repeat
+ * becomes `<id>_<n>`, in the answer and so in the stored conversation the model sees next.
+ */
+export function distinctCallIds(calls: ToolCallRecord[]): ToolCallRecord[] {
+  const seen = new Set<string>();
+  for (const call of calls) {
+    let id = call.id;
+    for (let n = 2; seen.has(id); n++) id = `${call.id}_${n}`;
+    call.id = id;
+    seen.add(id);
+  }
+  return calls;
+}
