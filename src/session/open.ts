@@ -7,6 +7,8 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
 import type { Thread } from "../agent/thread.js";
+import { checkCallOptions } from "../agent/scope.js";
+import type { WatchdogOptions } from "../agent/watchdogs.js";
 import { ConfigError, SessionError, SessionNotFoundError } from "../errors/index.js";
 import { openEventLog } from "./event-log.js";
 import { OPEN_GATE } from "./gate.js";
@@ -67,6 +69,7 @@ export async function createSession(agent: Agent, options: SessionOptions = {}):
 export async function openSession(agent: Agent, id: string, options: OpenSessionOptions): Promise<Session> {
   if (typeof options !== "object" || options === null || options.store === undefined) throw new ConfigError("openSession needs { store }");
   refuseUnknownKeys("openSession", options, OPEN_SESSION_KEYS);
+  checkRunOptions("openSession", options.run, options.watchdogs);
   const ownerTtlMs = checkOwnerTtlMs(options.ownerTtlMs);
   const { store } = options;
   const owner = await takeOwnership(store, id, ownerTtlMs);
@@ -135,6 +138,7 @@ function checkSessionOptions(options: SessionOptions): { settings: NewSessionRec
     throw new ConfigError(`a session id is a non-empty string of at most ${MAX_SESSION_ID_LENGTH} characters`);
   }
   checkBudget(options.budget);
+  checkRunOptions("createSession", options.run, options.watchdogs);
   const settings: NewSessionRecord["settings"] = { idleSleepMs: checkIdleSleepMs(options.idleSleepMs), inboxCap: checkInboxCap(options.inboxCap) };
   if (options.retention !== undefined) settings.retention = { ...options.retention };
   return { settings, ownerTtlMs: checkOwnerTtlMs(options.ownerTtlMs) };
@@ -142,6 +146,21 @@ function checkSessionOptions(options: SessionOptions): { settings: NewSessionRec
 
 const SESSION_KEYS: ReadonlySet<string> = new Set<keyof SessionOptions>(["id", "store", "threadId", "idleSleepMs", "inboxCap", "budget", "watchdogs", "run", "ownerTtlMs", "retention", "metadata"]);
 const OPEN_SESSION_KEYS: ReadonlySet<string> = new Set<keyof OpenSessionOptions>(["store", "run", "watchdogs", "ownerTtlMs"]);
+
+/** The call options a session owns itself, so a host cannot pass them for its runs. */
+const SESSION_OWNED_RUN_KEYS: ReadonlySet<string> = new Set(["signal", "inputs", "waitForLease", "services", "output", "outputSchema"]);
+
+/**
+ * The options of every run the session will start, checked as a call's now: a misspelt or
+ * invalid one (`watchdogs: { hardCapMS }`) would otherwise fail each run the session admits.
+ */
+function checkRunOptions(what: string, run: unknown, watchdogs: WatchdogOptions | undefined): void {
+  if (run !== undefined && (typeof run !== "object" || run === null || Array.isArray(run))) throw new ConfigError(`${what}: run must be an object of call options`);
+  const owned = Object.keys(run ?? {}).filter((key) => SESSION_OWNED_RUN_KEYS.has(key));
+  if (owned.length > 0) throw new ConfigError(`${what}: run option ${owned.join(", ")} is the session's own, not the host's`);
+  checkCallOptions(run as Parameters<typeof checkCallOptions>[0]);
+  if (watchdogs !== undefined) checkCallOptions({ watchdogs });
+}
 
 /** A misspelt option (`idleSleepMS`) fails at once instead of leaving the default silently in force. */
 function refuseUnknownKeys(what: string, options: object, known: ReadonlySet<string>): void {

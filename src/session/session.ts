@@ -172,6 +172,9 @@ export class SessionImpl implements Session {
   events(options?: { after?: number; signal?: AbortSignal; batch?: false }): AsyncIterable<SessionEvent>;
   events(options: { after?: number; signal?: AbortSignal; batch: true }): AsyncIterable<readonly SessionEvent[]>;
   events(options: { after?: number; signal?: AbortSignal; batch?: boolean } = {}): AsyncIterable<SessionEvent> | AsyncIterable<readonly SessionEvent[]> {
+    if (typeof options !== "object" || options === null) throw new ConfigError("events options must be an object");
+    // A misspelt `after` would otherwise replay the whole log as if none were given.
+    onlyKeys("events", options, EVENTS_KEYS);
     return this.#log.subscribe(options);
   }
 
@@ -728,6 +731,7 @@ function onlyKeys(verb: string, options: object, known: ReadonlySet<string>): vo
 const CONFIGURE_KEYS: ReadonlySet<string> = new Set(["model", "effort"]);
 const SUBMIT_KEYS: ReadonlySet<string> = new Set(["wake", "inputs", "from"]);
 const RESUME_KEYS: ReadonlySet<string> = new Set(["mode", "message"]);
+const EVENTS_KEYS: ReadonlySet<string> = new Set(["after", "signal", "batch"]);
 
 function checkSubmitOptions(options: SubmitOptions): SubmitOptions {
   if (typeof options !== "object" || options === null) throw new ConfigError("submit options must be an object");
