@@ -3,17 +3,24 @@
  * either one event `[at, event]` or a run of consecutive events that differ only in `seq`, `at`
  * and `text` (a provider's stream of `message.delta`s of one item):
  * `[at, firstEvent, texts, atSteps, eventAtSteps]`. The run's k-th later event is the first one
- * with `seq + k`, `texts[k - 1]` and the `at`s reached by adding the steps (a step list whose steps
- * are all equal is stored as that one number). Serializing a delta costs its text and two small
- * numbers instead of the whole object — serialization was most of what logging cost the event
- * loop — and decoding gives back events equal, as JSON, to the ones appended.
+ * with `seq + k`, `texts[k - 1]` and the `at`s reached by adding the steps. A step list whose
+ * steps are all equal is stored as that one number; one that is mostly 0 (bursts within one
+ * millisecond, the usual case) as `{ at, by }`: 0 except `by[j]` at index `at[j]`; any other as
+ * the whole list (the only other form older rows have). Serializing a delta costs its text instead of
+ * the whole object — serialization was most of what logging cost the event loop — and decoding
+ * gives back events equal, as JSON, to the ones appended.
  */
 import { ConfigError } from "../errors/index.js";
 import type { SessionEvent, SessionStore } from "./types.js";
 
 export type Entry = [at: number, event: SessionEvent["event"]];
 
-type Steps = number | number[];
+/** Steps that are 0 except `by[j]` at index `at[j]` (ascending). */
+interface SparseSteps {
+  at: number[];
+  by: number[];
+}
+type Steps = number | number[] | SparseSteps;
 type RunEntry = [at: number, first: SessionEvent["event"], texts: string[], atSteps: Steps, eventAtSteps: Steps];
 
 /** The stored form of a non-empty batch of contiguous events. */
@@ -46,26 +53,33 @@ function runnable(event: Loose, at: number): boolean {
 }
 
 /**
- * Steps of a run: stored as one number while they are all equal (the usual burst within one
- * millisecond), as a list only once one differs — so a run of deltas allocates no list at all.
+ * Steps of a run: one number while they are all equal; else the non-zero ones with their indices
+ * when they are at most half (a run of deltas spans a few milliseconds: a list of one step per
+ * delta would cost its serialization per event), else the whole list.
  */
 class StepList {
-  private step = 0;
+  private first = 0;
   private count = 0;
-  private list: number[] | undefined;
+  private same = true;
+  private readonly at: number[] = [];
+  private readonly by: number[] = [];
 
   push(step: number): void {
-    if (this.list !== undefined) this.list.push(step);
-    else if (this.count === 0) this.step = step;
-    else if (step !== this.step) {
-      this.list = new Array<number>(this.count).fill(this.step);
-      this.list.push(step);
+    if (this.count === 0) this.first = step;
+    else if (step !== this.first) this.same = false;
+    if (step !== 0) {
+      this.at.push(this.count);
+      this.by.push(step);
     }
     this.count++;
   }
 
   value(): Steps {
-    return this.list ?? this.step;
+    if (this.same) return this.first;
+    if (this.at.length * 2 <= this.count) return { at: this.at, by: this.by };
+    const list = new Array<number>(this.count).fill(0);
+    for (let j = 0; j < this.at.length; j++) list[this.at[j]!] = this.by[j]!;
+    return list;
   }
 }
 
@@ -189,7 +203,15 @@ export function takesEncoded(store: SessionStore): store is SessionStore & Encod
   return typeof (store as Partial<EncodedAppendStore>)[appendEncoded] === "function";
 }
 
-function stepAt(steps: Steps, index: number): number {
+/** The steps as one number or one per event (a sparse form expanded). */
+function stepList(steps: Steps, count: number): number | number[] {
+  if (typeof steps === "number" || Array.isArray(steps)) return steps;
+  const list = new Array<number>(count).fill(0);
+  for (let j = 0; j < steps.at.length; j++) list[steps.at[j]!] = steps.by[j]!;
+  return list;
+}
+
+function stepAt(steps: number | number[], index: number): number {
   return typeof steps === "number" ? steps : steps[index]!;
 }
 
@@ -213,7 +235,9 @@ export function decodeBody(body: string): Entry[] {
       out.push(entry);
       continue;
     }
-    const [at0, first, texts, atSteps, eventAtSteps] = entry;
+    const [at0, first, texts] = entry;
+    const atSteps = stepList(entry[3], texts.length);
+    const eventAtSteps = stepList(entry[4], texts.length);
     const head = first as unknown as Loose;
     out.push([at0, first]);
     let at = at0;

@@ -109,6 +109,34 @@ describe("the compact stored form of event runs", () => {
     expect((JSON.parse(body) as unknown[]).length).toBe(1);
   });
 
+  it("stores mostly-zero steps as the non-zero ones only, so a run's size does not grow by a number per event", () => {
+    // A run spanning a few milliseconds: one step of 1 every 250 events in both step lists.
+    const steps = Array.from({ length: 1000 }, (_, i) => ({ change: "none" as const, text: "x", atStep: i % 250 === 0 ? 1 : 0, eventAtStep: i % 250 === 0 ? 1 : 0 }));
+    const events = sessionEvents("s", build(steps));
+    const { body } = encodeBatch(events);
+    const [[, , texts, atSteps, eventAtSteps]] = JSON.parse(body) as [[number, unknown, string[], unknown, unknown]];
+    expect(texts).toHaveLength(999);
+    expect(atSteps).toEqual({ at: [249, 499, 749], by: [1, 1, 1] });
+    expect(eventAtSteps).toEqual({ at: [249, 499, 749], by: [1, 1, 1] });
+    expect(JSON.stringify(decodeBody(body))).toBe(JSON.stringify(events.map(({ at, event }) => [at, event])));
+  });
+
+  it("reads runs stored with whole step lists (the form before sparse steps)", () => {
+    const events = sessionEvents("s", build([0, 1, 0, 2].map((atStep) => ({ change: "none" as const, text: `t${atStep}`, atStep, eventAtStep: atStep * 10 }))));
+    const [first, ...rest] = events;
+    const steps = (pick: (e: SessionEvent, i: number) => number): number[] => rest.map(pick);
+    const older = JSON.stringify([
+      [
+        first!.at,
+        first!.event,
+        rest.map((e) => (e.event as { text: string }).text),
+        steps((e, i) => e.at - events[i]!.at),
+        steps((e, i) => (e.event as { at: number }).at - (events[i]!.event as { at: number }).at),
+      ],
+    ]);
+    expect(JSON.stringify(decodeBody(older))).toBe(JSON.stringify(events.map(({ at, event }) => [at, event])));
+  });
+
   it("reads bodies of the older form (one [at, event] per event)", () => {
     const events = sessionEvents("s", build([{ change: "none", text: "a", atStep: 0, eventAtStep: 0 }, { change: "notice", text: "", atStep: 1, eventAtStep: 0 }]));
     const old = JSON.stringify(events.map(({ at, event }) => [at, event]));
