@@ -80,6 +80,8 @@ interface ActiveRun {
   done: Promise<void>;
   /** The run was started with a handoff summary (a second missing conversation is an error). */
   handoff: boolean;
+  /** ISO-8601, when the session started it (the record's `inFlight.startedAt`). */
+  startedAt: string;
 }
 
 export class SessionImpl implements Session {
@@ -283,6 +285,8 @@ export class SessionImpl implements Session {
     // 2. the gate; 3. the wake
     if (!this.#gate.open) this.#setGate(OPEN_GATE);
     this.#pump();
+    // Nothing ran (an abandoned queue): the idle timer the queued input disarmed runs again.
+    this.#idleIfQuiet();
     await this.#persist();
   }
 
@@ -359,6 +363,8 @@ export class SessionImpl implements Session {
   async compact(): Promise<void> {
     this.#assertOpen();
     if (this.#run || this.#exclusive > 0) throw new SessionError("session_busy", "a run is in flight: compaction waits for the conversation to be at rest");
+    // A compaction is a turn the provider bills like any other: a tripped ceiling refuses it too.
+    this.#assertAdmissible();
     // Throws FeatureUnsupportedError at once where the driver has no native compaction.
     const stream = this.#thread.compact({ signal: this.#stopping.signal });
     this.#wakeUp();
@@ -415,7 +421,7 @@ export class SessionImpl implements Session {
 
   #startRun(stream: RunStream, batch: InboxBatch | undefined, handoff: boolean): ActiveRun {
     this.#idle.disarm();
-    const run: ActiveRun = { stream, runId: stream.runId, threadId: this.#thread.id, promptIds: batch?.promptIds ?? [], usage: {}, done: Promise.resolve(), handoff };
+    const run: ActiveRun = { stream, runId: stream.runId, threadId: this.#thread.id, promptIds: batch?.promptIds ?? [], usage: {}, done: Promise.resolve(), handoff, startedAt: new Date().toISOString() };
     if (batch) run.batch = batch;
     this.#run = run;
     this.#setState("running");
@@ -641,7 +647,7 @@ export class SessionImpl implements Session {
     if (this.#sleepReason !== undefined) patch.sleepReason = this.#sleepReason;
     else clear.add("sleepReason");
     if (this.#run) {
-      patch.inFlight = { runId: this.#run.runId, promptIds: [...this.#run.promptIds], startedAt: new Date().toISOString() };
+      patch.inFlight = { runId: this.#run.runId, promptIds: [...this.#run.promptIds], startedAt: this.#run.startedAt };
       clear.delete("inFlight");
     } else clear.add("inFlight");
     patch.clear = [...clear];
