@@ -22,6 +22,27 @@ export function isCommandWord(word: string): boolean {
   return COMMAND_WORD.test(word);
 }
 
+/** Whether `rest` leaves a `"` open (an unbalanced quote: the operator's line is cut or mistyped). */
+export function hasUnclosedQuote(rest: string): boolean {
+  let quoted = false;
+  for (let i = 0; i < rest.length; i++) {
+    if (quoted && rest[i] === "\\" && rest[i + 1] === '"') i++;
+    else if (rest[i] === '"') quoted = !quoted;
+  }
+  return quoted;
+}
+
+/**
+ * Free text given as one quoted argument (`"Ship v2"`) without its quotes; any other text as typed
+ * (quotes inside a sentence are the operator's).
+ */
+export function unquotedText(text: string): string {
+  const trimmed = text.trim();
+  if (!/^"(?:[^"\\]|\\.)*"$/.test(trimmed)) return trimmed;
+  const args = splitArguments(trimmed);
+  return args.length === 1 ? args[0]! : trimmed;
+}
+
 /** Split at white space; `"…"` keeps white space inside one argument and `\"` is a quote in it. */
 export function splitArguments(rest: string): string[] {
   const args: string[] = [];

@@ -6,7 +6,7 @@
  */
 import { ConfigError } from "../../errors/index.js";
 import type { Session } from "../../session/types.js";
-import type { CommandHandler, CommandOutcome, SlashContext } from "./commands/context.js";
+import { usage, type CommandHandler, type CommandOutcome, type SlashContext } from "./commands/context.js";
 import { help } from "./commands/help.js";
 import { goal } from "./commands/goal.js";
 import { effort, model } from "./commands/settings.js";
@@ -16,7 +16,7 @@ import { clear, compact } from "./commands/upkeep.js";
 import { formatters } from "./format.js";
 import { resolveMessages } from "./messages.js";
 import { collisionsOf, InspectionCache, nativeName, readNativeCommands } from "./native.js";
-import { parseCommandLine } from "./parse.js";
+import { hasUnclosedQuote, parseCommandLine } from "./parse.js";
 import { commandNames, type CommandNames } from "./registry.js";
 import { defaultOpenSession } from "./open-session.js";
 import type { CollisionPolicy, ParsedSlash, SlashCommandName, SlashCommands, SlashCommandsOptions, SlashDispatch, SlashHandled } from "./types.js";
@@ -125,6 +125,9 @@ async function dispatch(context: SlashContext, policy: CollisionPolicy, text: st
 }
 
 async function run(context: SlashContext, command: SlashCommandName, line: ParsedSlash): Promise<SlashHandled> {
+  // `/model "gpt 5` would otherwise act on a guess at the argument the operator meant (a goal's
+  // objective is free text, where a lone `"` is the operator's: inches, a quotation).
+  if (command !== "goal" && hasUnclosedQuote(line.rest)) return handled(context, command, usage(context, { ...line, command }));
   const outcome = await context.serial(command, () => HANDLERS[command](context, { ...line, command }));
   return handled(context, command, outcome);
 }

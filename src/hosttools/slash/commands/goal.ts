@@ -5,6 +5,7 @@
 import type { GoalControl } from "../../../agent/thread-goals.js";
 import type { Goal } from "../../../driver/goals.js";
 import type { GoalView } from "../messages.js";
+import { unquotedText } from "../parse.js";
 import { done, failure, refused, usage, type CommandHandler, type CommandOutcome, type SlashContext } from "./context.js";
 
 const NO_BUDGET = "--none";
@@ -76,12 +77,12 @@ async function goalAction(context: SlashContext, control: GoalControl, args: str
       return done(messages.goalChanged("budget", goalView(context, await control.budget(tokens)), true));
     }
     case "set": {
-      const objective = rest.slice(first.length).trim();
+      const objective = unquotedText(rest.slice(first.length));
       if (objective === "") return undefined;
       return done(messages.goalChanged("set", goalView(context, await control.set(objective)), true));
     }
     default:
-      return done(messages.goalChanged("set", goalView(context, await control.set(rest)), true));
+      return done(messages.goalChanged("set", goalView(context, await control.set(unquotedText(rest))), true));
   }
 }
 
