@@ -62,8 +62,12 @@ export function isDrainedByRun(stream: RunStream): boolean {
 /** `run()`: the stream drained to its result; approvals set to `"stream"` are then denied by policy. */
 export async function drainRun<T>(stream: RunStream<T>): Promise<Result<T>> {
   drainedByRun.add(stream);
-  for await (const _event of stream) {
-    // Draining is what lets the run make progress under the `block` overflow policy.
+  // Draining is what lets the run make progress under the `block` overflow policy.
+  if (stream instanceof RunStreamImpl) await stream.drain();
+  else {
+    for await (const _event of stream) {
+      // Read and dropped.
+    }
   }
   return stream.result;
 }
@@ -125,9 +129,29 @@ export class RunStreamImpl implements RunStream {
     this.#answers.decline(requestId);
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
+  /**
+   * Reads every event to the end and drops it, as iterating would, but in bulk: whatever the
+   * buffer holds is taken at once, and only an empty buffer is waited for. The stop gate is not
+   * consulted, as it only decides which events a reader sees.
+   */
+  async drain(): Promise<void> {
+    this.#claimIteration();
+    const buffer = this.#timeline.buffer;
+    for (;;) {
+      while (buffer.tryShift() !== undefined) {
+        // Dropped.
+      }
+      if ((await buffer.shift()) === undefined) return;
+    }
+  }
+
+  #claimIteration(): void {
     if (this.#iterated) throw new TypeError("a run stream can be iterated only once");
     this.#iterated = true;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
+    this.#claimIteration();
     const timeline = this.#timeline;
     const stopping = this.#stopping;
     // Events the buffer still holds when the run stops were published before it: they are read

@@ -28,6 +28,8 @@ export class CallSettings {
   readonly #handlers: Pick<CallDefaults, "onApproval" | "onUserInput">;
   /** The driver config's model and effort, below the agent's defaults and the call's options. */
   readonly #driverDefaults: ModelDefaults;
+  /** The effective settings of a call that sets nothing, merged once (see `copiedBase`). */
+  #base: EffectiveCallOptions | undefined;
   /** The signature's canonical JSON around the call's part, for the driver config fingerprint it was made with. */
   #fixed: { fingerprint: unknown; head: string; tail: string } | undefined;
 
@@ -45,7 +47,16 @@ export class CallSettings {
   }
 
   /** The call's settings over the defaults, copied now: the caller may reuse its arrays and objects. */
-  effective(call: CallOptions = {}): EffectiveCallOptions {
+  effective(call?: CallOptions): EffectiveCallOptions {
+    // Most calls set nothing the merge reads: the defaults' settings, merged once, are copied.
+    if (call === undefined || !setsAnything(call)) {
+      this.#base ??= this.#merge({});
+      return copiedBase(this.#base);
+    }
+    return this.#merge(call);
+  }
+
+  #merge(call: CallOptions): EffectiveCallOptions {
     const defaults = this.#defaults;
     const merged: Record<string, unknown> = { ...defaults, ...this.#handlers };
     // The call's own keys over them, as a spread would, but for those resolved elsewhere: services
@@ -93,6 +104,24 @@ export class CallSettings {
     const model = call.model === undefined ? "" : `"model":${canonicalJson(call.model)},`;
     return createHash("sha256").update(`${fixed.head}${effort}${model}"policy":${canonicalJson(call.policy)}${fixed.tail}`).digest("hex");
   }
+}
+
+/** Whether a call sets an option the merge reads (its signal and services are resolved elsewhere). */
+function setsAnything(call: CallOptions): boolean {
+  for (const key in call) {
+    if (key !== "signal" && key !== "services" && Object.hasOwn(call, key)) return true;
+  }
+  return false;
+}
+
+/**
+ * A fresh copy of the merged defaults, as `#merge({})` would make it: the objects the merge makes
+ * per call (the policy, the watchdogs) are new, what it takes from the defaults as they are is shared.
+ */
+function copiedBase(base: EffectiveCallOptions): EffectiveCallOptions {
+  const copy = { ...base, policy: { ...base.policy } };
+  if (base.watchdogs !== undefined) copy.watchdogs = { ...base.watchdogs };
+  return copy;
 }
 
 /** The driver's defaults, read once (its config is captured at construction); only strings count. */

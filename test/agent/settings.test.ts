@@ -45,4 +45,19 @@ describe("call settings", () => {
     expect(Object.values(effective)).not.toContain(undefined);
     expect(settings.effective()).toEqual({ model: "default-model", effort: "low", metadata: { a: "1" }, policy: { sandbox: "read-only" } });
   });
+
+  it("gives every call that sets nothing its own policy and watchdogs, equal to a full merge's", () => {
+    const defaults = { model: "default-model", policy: { sandbox: "read-only" as const }, watchdogs: { idleMs: 5 } };
+    const settings = new CallSettings(fakeDriver(), "fake", "/w", resources, defaults);
+    const first = settings.effective();
+    first.policy.network = true;
+    first.watchdogs!.idleMs = 9;
+    first.model = "changed";
+    const merged = { model: "default-model", policy: { sandbox: "read-only" }, watchdogs: { idleMs: 5 } };
+    expect(settings.effective()).toEqual(merged);
+    expect(settings.effective({ signal: new AbortController().signal, services: [] })).toEqual(merged);
+    // A call that sets something is merged in full, over the same defaults.
+    expect(settings.effective({ effort: "high" })).toEqual({ ...merged, effort: "high" });
+    expect(settings.effective().policy).not.toBe(settings.effective().policy);
+  });
 });
