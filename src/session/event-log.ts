@@ -5,9 +5,10 @@
  *   once (a waiting one is woken once per turn of appends, not per event) and for the store.
  *   Writes go out in batches: everything appended within one event-loop turn (up to `maxBatch`
  *   per store call) is one `appendEvents`, so the producer never waits for the store. For a store
- *   that takes encoded batches (SQLite) each turn's events are encoded at the end of the turn
- *   (even while a write is in flight) and the log holds that compact text, not the events, until
- *   the store has it; everything encoded meanwhile goes to the store in one call. Such a store is
+ *   that takes encoded batches (SQLite) each event is encoded as it is appended, into a batch that
+ *   closes at the end of the turn or at `maxBatch` events (even while a write is in flight), and
+ *   the log holds that compact text, not the events, until the store has it; everything encoded
+ *   meanwhile goes to the store in one call. Such a store is
  *   handed the text at most every `HOLD_MS` while nobody awaits `flush()` (at once when someone
  *   does, or when `HOLD_EVENTS` are waiting): each hand-off to its writer thread costs the event
  *   loop tens of µs, so a busy run's turns go together.
@@ -30,7 +31,7 @@ import { AdaptorError, ConfigError, StoreError } from "../errors/index.js";
 import type { AgentEvent } from "../events/types.js";
 import type { SessionEvent, SessionNotice, SessionStore } from "./types.js";
 import { SubscriberQueue, type Delivery, type Subscriber } from "./event-log-subscriber.js";
-import { appendEncoded, decodeBatch, encodeBatch, takesEncoded, type EncodedAppendStore, type EncodedBatch } from "./event-runs.js";
+import { appendEncoded, BatchEncoder, decodeBatch, takesEncoded, type EncodedAppendStore, type EncodedBatch } from "./event-runs.js";
 
 export interface EventLogRetention {
   /** Keep at most this many of the newest events. */
@@ -185,7 +186,9 @@ class SessionEventLog implements EventLog {
   private encoded: EncodedBatch[] = [];
   /** Events in `encoded`. */
   private encodedCount = 0;
-  /** Events neither encoded nor handed to the store … `last`, oldest first, from index `head`. */
+  /** The batch being encoded (encoding stores only), after `encoded`: the events appended since it last closed. */
+  private readonly encoder = new BatchEncoder();
+  /** Events not handed to the store … `last` (stores that take events), oldest first, from index `head`. */
   private unstored: SessionEvent[] = [];
   private head = 0;
   /** The store, when it takes encoded batches. */
@@ -263,8 +266,10 @@ class SessionEventLog implements EventLog {
     if (this.closed) throw new StoreError("store_closed", "the session's event log is closed");
     const entry: SessionEvent = Object.freeze({ seq: this.last + 1, sessionId: this.sessionId, at: this.now(), event });
     this.last = entry.seq;
+    let refused: unknown;
     if (this.broken === undefined) {
-      this.unstored.push(entry);
+      if (this.encodedStore === undefined) this.unstored.push(entry);
+      else refused = this.encode(entry);
       this.schedule();
     }
     const live = this.liveList;
@@ -273,7 +278,8 @@ class SessionEventLog implements EventLog {
       this.scheduleWake();
     }
     // After the fan-out: breaking logs a notice, which must come after this event.
-    if (this.broken === undefined && this.unstored.length - this.head + this.encodedCount > this.maxUnstored) {
+    if (refused !== undefined) this.fail(asAdaptorError(refused), false);
+    else if (this.broken === undefined && this.unstoredCount() > this.maxUnstored) {
       this.fail(new StoreError("store_busy", `the session store fell more than ${this.maxUnstored} events behind`, { retryable: false }), false);
     }
     this.countForRetention();
@@ -357,20 +363,37 @@ class SessionEventLog implements EventLog {
     void this.drain();
   };
 
-  /** Encodes the unstored events into batches of at most `maxBatch`; failing to breaks the log like a refused write. */
+  /** Events appended and not yet handed to the store. */
+  private unstoredCount(): number {
+    return this.unstored.length - this.head + this.encodedCount + this.encoder.count;
+  }
+
+  /** Takes `entry` into the open batch, closing it at `maxBatch` events; returns what refused it, if anything. */
+  private encode(entry: SessionEvent): unknown {
+    try {
+      this.encoder.add(entry);
+      if (this.encoder.count >= this.maxBatch) this.closeBatch();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  /** Closes the open batch into `encoded`. */
+  private closeBatch(): void {
+    const batch = this.encoder.finish();
+    if (batch === undefined) return;
+    this.encoded.push(batch);
+    this.encodedCount += batch.last - batch.first + 1;
+  }
+
+  /** Closes the open batch; failing to (it cannot be serialized) breaks the log like a refused write. */
   private encodeUnstored(): void {
     try {
-      while (this.head < this.unstored.length) {
-        const to = Math.min(this.unstored.length, this.head + this.maxBatch);
-        this.encoded.push(encodeBatch(this.unstored, this.head, to));
-        this.encodedCount += to - this.head;
-        this.head = to;
-      }
+      this.closeBatch();
     } catch (error) {
       this.fail(asAdaptorError(error), false);
     }
-    this.unstored = [];
-    this.head = 0;
   }
 
   /** Writes the unstored events in batches until none are left or a write fails. */
@@ -378,7 +401,7 @@ class SessionEventLog implements EventLog {
     if (this.writing || this.retryTimer !== undefined || this.broken !== undefined) return;
     this.writing = true;
     try {
-      while (this.broken === undefined && (this.sending !== undefined || this.encoded.length > 0 || this.head < this.unstored.length)) {
+      while (this.broken === undefined && (this.sending !== undefined || this.encoded.length > 0 || this.encoder.count > 0 || this.head < this.unstored.length)) {
         // A batch whose write failed and is retried is sent again as it was.
         if (this.sending === undefined && this.hold()) return;
         const sending = this.sending ?? this.nextBatch();
@@ -402,7 +425,7 @@ class SessionEventLog implements EventLog {
   /** Whether the encoded batches wait a little longer for more (see `HOLD_MS`); starts the wait. */
   private hold(): boolean {
     const hold =
-      this.encodedStore !== undefined && !this.holdDue && this.waiters.length === 0 && !this.closed && this.encodedCount + this.unstored.length - this.head < HOLD_EVENTS;
+      this.encodedStore !== undefined && !this.holdDue && this.waiters.length === 0 && !this.closed && this.unstoredCount() < HOLD_EVENTS;
     if (hold) {
       this.holdTimer ??= setTimeout(this.holdOver, HOLD_MS);
       return true;
@@ -475,6 +498,7 @@ class SessionEventLog implements EventLog {
       this.sending = undefined;
       this.encoded = [];
       this.encodedCount = 0;
+      this.encoder.reset();
       this.unstored = [];
       this.head = 0;
     }
@@ -501,6 +525,8 @@ class SessionEventLog implements EventLog {
 
   /** Unstored events with `seq > after`, at most `limit`, oldest first. */
   private unstoredAfter(after: number, limit: number): SessionEvent[] {
+    // The open batch is closed early to be read like the others.
+    if (this.encoder.count > 0) this.encodeUnstored();
     const out: SessionEvent[] = [];
     const take = (events: readonly SessionEvent[]): void => {
       for (const event of events) if (event.seq > after && out.length < limit) out.push(event);

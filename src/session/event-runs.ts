@@ -83,14 +83,9 @@ class StepList {
   }
 }
 
-/**
- * The texts of the open run, in one array reused by every run and batch (one run is open at a
- * time), copied out at the run's end at its exact length: no per-run growth and copying.
- */
-const scratch: string[] = [];
-
 class Run {
-  private texts = 0;
+  /** The later events' texts; the run's entry takes this array as it is. */
+  private readonly texts: string[] = [];
   private readonly atSteps = new StepList();
   private readonly eventAtSteps = new StepList();
   /** The first event's keys in enumeration order, and their values. */
@@ -117,11 +112,10 @@ class Run {
    * Takes `event` into the run when it differs from the first only in `seq` (the next), `at` and
    * `text`, with its keys in the same order (as a driver's events of one kind have them): compared
    * position by position against the first's keys and values, no lookup by name on the first.
+   * `at` is whole epoch ms (the encoder checked it).
    */
   add(event: Loose, at: number): boolean {
-    if (typeof event.text !== "string" || event.seq !== this.lastSeq + 1 || !Number.isSafeInteger(event.at) || !Number.isSafeInteger(at)) {
-      return false;
-    }
+    if (typeof event.text !== "string" || event.seq !== this.lastSeq + 1 || !Number.isSafeInteger(event.at)) return false;
     const keys = this.keys;
     const values = this.values;
     let i = 0;
@@ -136,7 +130,7 @@ class Run {
       i++;
     }
     if (i !== keys.length) return false;
-    scratch[this.texts++] = event.text;
+    this.texts.push(event.text);
     this.atSteps.push(at - this.lastAt);
     this.eventAtSteps.push((event.at as number) - this.lastEventAt);
     this.lastAt = at;
@@ -145,36 +139,79 @@ class Run {
     return true;
   }
 
-  /** The run's stored entry; releases the texts it held in the scratch array. */
+  /** The run's stored entry. */
   entry(): Entry | RunEntry {
-    if (this.texts === 0) return [this.at, this.first as SessionEvent["event"]];
-    const texts = scratch.slice(0, this.texts);
-    scratch.fill("", 0, this.texts);
-    return [this.at, this.first as SessionEvent["event"], texts, this.atSteps.value(), this.eventAtSteps.value()];
+    if (this.texts.length === 0) return [this.at, this.first as SessionEvent["event"]];
+    return [this.at, this.first as SessionEvent["event"], this.texts, this.atSteps.value(), this.eventAtSteps.value()];
   }
 }
 
 /**
- * Encodes the non-empty batch `events[from … to)` of contiguous events (`seq` is not checked here: a store checks it with
- * `checkEventShape`, the log assigns it); `at` must be whole epoch ms and `event` an object.
+ * Encodes contiguous events one at a time, as they come: the event log encodes each event when it
+ * is appended, while it is fresh in the cache, and keeps neither the event nor its entry for the
+ * store (only the open run's first event and texts). Any number of encoders may be open at once.
  */
-export function encodeBatch(events: readonly SessionEvent[], from = 0, to = events.length): EncodedBatch {
-  const body: (Entry | RunEntry)[] = [];
-  let run: Run | undefined;
-  let maxAt = Number.MIN_SAFE_INTEGER;
-  for (let i = from; i < to; i++) {
-    const { at, event } = events[i]!;
+export class BatchEncoder {
+  private body: (Entry | RunEntry)[] = [];
+  private run: Run | undefined;
+  private first = 0;
+  private last = 0;
+  private maxAt = Number.MIN_SAFE_INTEGER;
+  private taken = 0;
+
+  /** Events taken since the last {@link finish}. */
+  get count(): number {
+    return this.taken;
+  }
+
+  /**
+   * Takes the next event (`seq` is not checked here: a store checks it with `checkEventShape`, the
+   * log assigns it); throws a `ConfigError`, taking nothing, unless `at` is whole epoch ms and `event` an object.
+   */
+  add(entry: SessionEvent): void {
+    const { at, event } = entry;
     if (!Number.isSafeInteger(at)) throw new ConfigError("session store: an event's at must be whole epoch milliseconds");
     if (typeof event !== "object" || event === null) throw new ConfigError("session store: an event's event must be an object");
-    if (at > maxAt) maxAt = at;
-    if (run !== undefined && run.add(event as unknown as Loose, at)) continue;
-    if (run !== undefined) body.push(run.entry());
-    run = undefined;
-    if (runnable(event as unknown as Loose, at)) run = new Run(at, event as unknown as Loose);
-    else body.push([at, event]);
+    if (this.taken++ === 0) this.first = entry.seq;
+    this.last = entry.seq;
+    if (at > this.maxAt) this.maxAt = at;
+    const run = this.run;
+    if (run !== undefined && run.add(event as unknown as Loose, at)) return;
+    if (run !== undefined) this.body.push(run.entry());
+    if (runnable(event as unknown as Loose, at)) this.run = new Run(at, event as unknown as Loose);
+    else {
+      this.run = undefined;
+      this.body.push([at, event]);
+    }
   }
-  if (run !== undefined) body.push(run.entry());
-  return { first: events[from]!.seq, last: events[to - 1]!.seq, maxAt, body: JSON.stringify(body) };
+
+  /** The batch of the events taken since the last call (undefined when none); starts the next. May throw (`JSON.stringify`). */
+  finish(): EncodedBatch | undefined {
+    if (this.taken === 0) return undefined;
+    const body = this.body;
+    if (this.run !== undefined) body.push(this.run.entry());
+    const batch: EncodedBatch = { first: this.first, last: this.last, maxAt: this.maxAt, body: "" };
+    this.reset();
+    batch.body = JSON.stringify(body);
+    return batch;
+  }
+
+  /** Drops what was taken since the last {@link finish}. */
+  reset(): void {
+    this.body = [];
+    this.run = undefined;
+    this.maxAt = Number.MIN_SAFE_INTEGER;
+    this.taken = 0;
+  }
+}
+
+/**
+ * Encodes the non-empty batch `events[from … to)` of contiguous events (see {@link BatchEncoder.add}).
+ */
+export function encodeBatch(events: readonly SessionEvent[], from = 0, to = events.length): EncodedBatch {
+  const encoder = new BatchEncoder();
+  for (let i = from; i < to; i++) encoder.add(events[i]!);
+  return encoder.finish()!;
 }
 
 /** Encodes `[at, event]` entries (a chunk's kept tail) whose first has `seq` `first`. */

@@ -131,6 +131,38 @@ describe("event log: appending and durability", () => {
     expect(await live.next()).toEqual({ done: true, value: undefined });
   });
 
+  it("on SQLite, an event that cannot be stored breaks the log after it went out live; what was stored before stays", async () => {
+    const store = sqliteSessionStore({ path: join(dir, `log-${++files}.db`) });
+    try {
+      const id = await ownedSession(store);
+      let at = 1000;
+      const log = await openEventLog({ store, sessionId: id, owner: "host", now: () => at });
+      log.append(note(1));
+      await log.flush();
+      const live = log.subscribe({ after: 1 })[Symbol.asyncIterator]();
+      const first = live.next();
+      await tick(); // live: waiting at the head
+      log.append(note(2));
+      at = 1000.5;
+      log.append(note(3));
+      at = 1001;
+      log.append(note(4));
+      expect((await first).value?.seq).toBe(2);
+      const rest = [(await live.next()).value, (await live.next()).value, (await live.next()).value] as SessionEvent[];
+      expect(rest.map((e) => [e.seq, e.event.type])).toEqual([
+        [3, "session.prompt_queued"],
+        [4, "session.error"],
+        [5, "session.prompt_queued"],
+      ]);
+      expect(rest[1]!.event).toMatchObject({ code: "config_invalid" });
+      await expect(log.flush()).rejects.toMatchObject({ code: "config_invalid" });
+      expect((await store.readEvents(id, { after: 0 })).map((e) => e.seq)).toEqual([1]);
+      await expect(log.close()).rejects.toMatchObject({ code: "config_invalid" });
+    } finally {
+      await store.close();
+    }
+  });
+
   it("applies retention in the background as the log grows", async () => {
     const store = memorySessionStore();
     const id = await ownedSession(store);
