@@ -45,7 +45,7 @@ export interface OpenAIConfig {
   maxRetries?: number;
   /** First retry delay in ms (doubled each time, or the server's `retry-after`, capped at 30 s). Default 500. */
   retryBaseDelayMs?: number;
-  /** Limit of one model request (until its stream ends), in ms. Default 600 000. */
+  /** Limit of one model request (until its stream ends), in ms. Default 600 000; at most 2^31 - 1 counts (about 24.8 days). */
   requestTimeoutMs?: number;
   /** Model requests one turn may make (each tool round is one). Default 100. */
   maxSteps?: number;
@@ -120,6 +120,9 @@ const configSchema = z.strictObject({
 /** The declared shape of {@link OpenAIConfig}, for the descriptor. */
 export const OPENAI_CONFIG_SCHEMA: JsonSchema = z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any" });
 
+/** The longest delay a Node timer takes: a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The context guard's settings (`compaction` in the config). */
 export interface CompactionSettings {
   /** Compact when a request would take more than this share of the window (0 to 1). */
@@ -169,7 +172,8 @@ export function resolveOpenAIConfig(config: OpenAIConfig): ResolvedOpenAIConfig 
     stateDir: c.stateDir ?? defaultStateDir(),
     maxRetries: c.maxRetries ?? 3,
     retryBaseDelayMs: c.retryBaseDelayMs ?? 500,
-    requestTimeoutMs: c.requestTimeoutMs ?? 600_000,
+    // A Node timer longer than 2^31 - 1 ms fires at once: a longer timeout means that one.
+    requestTimeoutMs: Math.min(c.requestTimeoutMs ?? 600_000, MAX_TIMER_MS),
     maxSteps: c.maxSteps ?? 100,
     audioInput: c.audioInput ?? false,
     title: c.title ?? false,

@@ -12,7 +12,7 @@ import type { OrderedEmitter } from "../../driver/kit/emit-chain.js";
 import { ProviderError } from "../../errors/index.js";
 import type { Usage } from "../../events/usage.js";
 import type { OpenAIClient } from "./client.js";
-import type { ResolvedOpenAIConfig } from "./config.js";
+import { MAX_TIMER_MS, type ResolvedOpenAIConfig } from "./config.js";
 import type { ContextGuard } from "./compaction.js";
 import type { ConversationFile, ConversationMessage, ConversationTurn } from "./conversation.js";
 import { historyOf } from "./conversation.js";
@@ -191,14 +191,60 @@ async function modelRequest(ctx: LoopContext, step: number): Promise<ModelAnswer
 }
 
 /**
+ * The deadlines of the model requests in flight (every run's), on one timer armed for the
+ * earliest: a timer armed and cleared per request costs more than the rest of its bookkeeping.
+ * The timer does not hold the process open; the request in flight does.
+ */
+class Deadlines {
+  readonly #pending = new Set<RequestDeadline>();
+  #timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (`performance.now()` time); Infinity when none is armed. */
+  #armedFor = Infinity;
+
+  add(deadline: RequestDeadline): void {
+    this.#pending.add(deadline);
+    // Requests with the same timeout end in the order they started: the armed timer stays.
+    if (deadline.at < this.#armedFor) this.#arm(deadline.at);
+  }
+
+  delete(deadline: RequestDeadline): void {
+    this.#pending.delete(deadline);
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#armedFor = at;
+    this.#timer = setTimeout(this.#fire, Math.min(Math.max(0, Math.ceil(at - performance.now())), MAX_TIMER_MS));
+    this.#timer.unref();
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const deadline of this.#pending) {
+      if (deadline.at <= now) {
+        this.#pending.delete(deadline);
+        deadline.expire();
+      } else next = Math.min(next, deadline.at);
+    }
+    if (next !== Infinity) this.#arm(next);
+  };
+}
+
+const deadlines = new Deadlines();
+
+/**
  * The run's signal, also aborted when one model request (its whole stream) outlasts
  * `requestTimeoutMs`: the client's own timeout ends once the response headers arrive, so a
  * stream that stalls after them would otherwise hold the turn until a watchdog or the host.
  */
 class RequestDeadline {
-  readonly #timer: NodeJS.Timeout;
   readonly #link: LinkedAbort;
   readonly signal: AbortSignal;
+  /** When the request expires (`performance.now()` time). */
+  readonly at: number;
   expired = false;
 
   constructor(
@@ -207,14 +253,17 @@ class RequestDeadline {
   ) {
     this.#link = new LinkedAbort(runSignal);
     this.signal = this.#link.signal;
-    this.#timer = setTimeout(() => {
-      this.expired = true;
-      this.#link.controller.abort();
-    }, ms);
+    this.at = performance.now() + ms;
+    deadlines.add(this);
+  }
+
+  expire(): void {
+    this.expired = true;
+    this.#link.controller.abort();
   }
 
   clear(): void {
-    clearTimeout(this.#timer);
+    deadlines.delete(this);
     this.#link.unlink();
   }
 

@@ -405,6 +405,35 @@ describe("openai driver request deadline", () => {
       await endpoint.close();
     }
   });
+
+  it("cuts a request at its own deadline while a request with a later one is in flight", async () => {
+    const endpoint = await stallingEndpoint();
+    const patient = createAgent(driverFor("chat", endpoint.baseURL, { requestTimeoutMs: 600_000, maxRetries: 0 }), { workspace, defaults: { watchdogs: { idleMs: 0 } } });
+    const hasty = createAgent(driverFor("chat", endpoint.baseURL, { requestTimeoutMs: 200, maxRetries: 0 }), { workspace, defaults: { watchdogs: { idleMs: 0 } } });
+    const cancel = new AbortController();
+    try {
+      const waiting = patient.run("wait", { signal: cancel.signal }).catch((error: unknown) => error);
+      while (endpoint.requests() < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await expect(hasty.run("hurry")).rejects.toMatchObject({ code: "timeout" });
+      cancel.abort();
+      await expect(waiting).resolves.toMatchObject({ name: expect.stringMatching(/Cancel|Abort/) });
+    } finally {
+      await hasty.close();
+      await patient.close();
+      await endpoint.close();
+    }
+  });
+
+  it("takes a requestTimeoutMs past the longest Node timer (2^31 - 1 ms) as that timer, not as one that fires at once", async () => {
+    // Each chunk a few ms after the last: a request cut after 1 ms fails, one within its limit completes.
+    const baseURL = await serve({ turns: [{ reply: { text: "slow but whole", chunkSize: 4 }, fault: { dripMs: 5 } }] });
+    const agent = createAgent(driverFor("chat", baseURL, { requestTimeoutMs: 2 ** 31 + 1000, maxRetries: 0 }), { workspace });
+    try {
+      expect((await agent.run("hello")).text).toBe("slow but whole");
+    } finally {
+      await agent.close();
+    }
+  });
 });
 
 describe("openai driver saves of a thread's conversation", () => {
