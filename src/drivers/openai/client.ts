@@ -21,6 +21,11 @@ const defaultImporter: OpenAIImporter = () => import("openai");
 
 let loaded: OpenAIClass | undefined;
 
+/** The `openai` package when `importer` is the default and it was loaded already (no promise to wait for). */
+export function loadedOpenAI(importer: OpenAIImporter = defaultImporter): OpenAIClass | undefined {
+  return importer === defaultImporter ? loaded : undefined;
+}
+
 /** Loads the `openai` package; a missing package is `ExecutableNotFoundError` naming `npm install openai`. */
 export async function loadOpenAI(importer: OpenAIImporter = defaultImporter): Promise<OpenAIClass> {
   if (importer === defaultImporter && loaded !== undefined) return loaded;

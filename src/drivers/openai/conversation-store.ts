@@ -196,7 +196,8 @@ export class ConversationStore implements Conversations {
     const at = this.#now();
     const text = JSON.stringify(boundedConversation(file, this.#redactor, new Date(at).toISOString()));
     if (text.length > JOURNAL_RECORD_MAX) return writeAtomically(path, text);
-    this.#append(`{"id":${JSON.stringify(file.id)},"at":${at},"file":${text}}\n`);
+    // A session id is JSON as it is (see SESSION_ID): no escaping needed.
+    this.#append(`{"id":"${file.id}","at":${at},"file":${text}}\n`);
   }
 
   /** Removes a stored conversation (nothing when there is none): its file, and a removal record. */
@@ -218,18 +219,29 @@ export class ConversationStore implements Conversations {
     return this.#lastAt;
   }
 
-  /** One record appended whole (synchronously: a thread-pool round trip costs more than the write). */
+  /**
+   * One record appended whole, synchronously: a thread-pool round trip costs more than the write.
+   * The write reaches the kernel before the save resolves, so a conversation saved survives the
+   * process (a crash or a kill); it is not flushed to the disk (no fsync), so a power loss may
+   * take the last saves, as with any file written without one.
+   */
   #append(line: string): void {
     const journal = (this.#journal ??= this.#openJournal());
-    const bytes = Buffer.from(line, "utf8");
+    const length = Buffer.byteLength(line, "utf8");
+    let written = 0;
     try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(journal.fd, bytes, done);
+      // The string as it is, without a Buffer of its own; a short write (a full disk) goes on from bytes.
+      written = writeSync(journal.fd, line);
+      if (written < length) {
+        const bytes = Buffer.from(line, "utf8");
+        while (written < length) written += writeSync(journal.fd, bytes, written);
+      }
     } catch (error) {
       // A partial line may be left: nothing is appended after it, so it stays the last, unread.
       this.#retire();
       throw error;
     }
-    journal.bytes += bytes.length;
+    journal.bytes += written;
     if (journal.bytes > JOURNAL_MAX) this.#retire();
   }
 

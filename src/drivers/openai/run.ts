@@ -11,7 +11,7 @@ import type { McpServerConfig } from "../../driver/vocabulary.js";
 import { AuthRequiredError, ConfigError, ProviderError } from "../../errors/index.js";
 import type { ProcessHandle } from "../../process/index.js";
 import type { Redactor } from "../../redact/redact.js";
-import { loadOpenAI, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
+import { loadedOpenAI, loadOpenAI, type OpenAIClass, type OpenAIClient, type OpenAIImporter } from "./client.js";
 import { readApiKey, type ResolvedOpenAIConfig } from "./config.js";
 import { historyOf, type ConversationFile, type ConversationTurn } from "./conversation.js";
 import { newSessionId, type Conversations } from "./conversation-store.js";
@@ -49,13 +49,17 @@ export interface RunContext {
   windows: ContextWindows;
 }
 
-/** The conversation a run continues (or starts), and the id it is saved under. */
-async function openConversation(request: RunRequest, store: Conversations): Promise<ConversationFile> {
+/** A new conversation (a run without a thread, or a thread's first). */
+function newConversation(): ConversationFile {
   const now = new Date().toISOString();
-  const thread = request.thread;
-  if (thread?.providerSessionId === undefined) return { version: 1, id: newSessionId(), createdAt: now, updatedAt: now, turns: [] };
-  const stored = await store.load(thread.providerSessionId);
-  if (thread.fork !== true) return stored;
+  return { version: 1, id: newSessionId(), createdAt: now, updatedAt: now, turns: [] };
+}
+
+/** The stored conversation a thread's run continues (or a fork of it), and the id it is saved under. */
+async function openConversation(providerSessionId: string, fork: boolean, store: Conversations): Promise<ConversationFile> {
+  const now = new Date().toISOString();
+  const stored = await store.load(providerSessionId);
+  if (!fork) return stored;
   return { ...structuredClone(stored), id: newSessionId(), createdAt: now, updatedAt: now, forkedFrom: stored.id };
 }
 
@@ -79,7 +83,13 @@ function preflight(request: RunRequest, config: ResolvedOpenAIConfig): { model: 
 }
 
 /** The agent's MCP servers and, when the run has host tools, the loopback endpoint (opened here). */
-async function openTools(request: RunRequest, ctx: RunContext, signal: AbortSignal): Promise<{ toolbox: Toolbox; endpoint?: HostToolsEndpoint }> {
+function openTools(request: RunRequest, ctx: RunContext, signal: AbortSignal): { toolbox: Toolbox; endpoint?: HostToolsEndpoint } | Promise<{ toolbox: Toolbox; endpoint?: HostToolsEndpoint }> {
+  // Nothing to open: the driver's shared toolbox, without a promise to wait for.
+  if (request.resources.mcp.length === 0 && request.hostTools === undefined) return { toolbox: toolboxFor(ctx.config, request.policy, undefined) };
+  return openServers(request, ctx, signal);
+}
+
+async function openServers(request: RunRequest, ctx: RunContext, signal: AbortSignal): Promise<{ toolbox: Toolbox; endpoint?: HostToolsEndpoint }> {
   const servers: McpServerConfig[] = [...request.resources.mcp];
   const endpoint = request.hostTools !== undefined ? await request.hostTools.open() : undefined;
   if (endpoint !== undefined) servers.push({ name: endpoint.http.name, url: endpoint.http.url, headers: { ...endpoint.http.headers } });
@@ -142,20 +152,23 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
   const { config } = ctx;
   const emitter = new OrderedEmitter(sink);
   const { model, apiKey } = preflight(request, config);
-  const OpenAIClass = await loadOpenAI(ctx.importer);
+  const OpenAIClass = loadedOpenAI(ctx.importer) ?? (await loadOpenAI(ctx.importer));
   if (apiKey !== undefined) {
     request.registerSecret(apiKey);
     ctx.redactor.addSecret(apiKey);
   }
   await ctx.store.ready();
-  const conversation = await openConversation(request, ctx.store);
+  const thread = request.thread;
+  const conversation = thread?.providerSessionId === undefined ? newConversation() : await openConversation(thread.providerSessionId, thread.fork === true, ctx.store);
   const turn = newTurn(request, conversation, model);
   const previous = conversation.turns;
   conversation.turns = [...previous, turn];
   if (request.thread !== undefined) await emitter.emit({ type: "thread.bound", providerSessionId: conversation.id, provenance: { provider: PROVIDER } });
   if (request.operation === "compact") return compactNow({ request, ctx, emitter, signal, conversation, turn, previous, client: ctx.client(OpenAIClass, apiKey), model });
-  turn.messages.push({ role: "user", content: await promptContent(request.prompt, request.inputs), origin: "prompt" });
-  const { toolbox, endpoint } = await openTools(request, ctx, signal);
+  const content = request.inputs.length === 0 ? [{ type: "text" as const, text: request.prompt }] : await promptContent(request.prompt, request.inputs);
+  turn.messages.push({ role: "user", content, origin: "prompt" });
+  const opened = openTools(request, ctx, signal);
+  const { toolbox, endpoint } = opened instanceof Promise ? await opened : opened;
   const usage = new TurnUsage(previous.map((t) => t.usage), config.contextWindow);
   const save = async () => {
     const tokens = usage.tokens;
@@ -214,7 +227,7 @@ export async function runOpenAITurn(request: RunRequest, sink: EventSink, signal
     throw await emitter.failure(error, signal);
   } finally {
     ctx.queues.ended = true;
-    await toolbox.mcp?.close();
-    await endpoint?.close().catch(() => {});
+    if (toolbox.mcp !== undefined) await toolbox.mcp.close();
+    if (endpoint !== undefined) await endpoint.close().catch(() => {});
   }
 }
