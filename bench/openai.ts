@@ -30,6 +30,7 @@ import { createAgent } from "../src/index.js";
 import { openai } from "../src/drivers/openai/index.js";
 import { systemPrompt } from "../src/drivers/openai/instructions.js";
 import { builtinTools } from "../src/drivers/openai/tools/index.js";
+import { TASK_TOOL } from "../src/drivers/openai/toolbox.js";
 import { chatParams } from "../src/drivers/openai/wire/chat.js";
 import { responsesParams } from "../src/drivers/openai/wire/responses.js";
 import type { ModelRequest } from "../src/drivers/openai/wire/types.js";
@@ -53,7 +54,8 @@ const SHORT = "The quick brown fox jumps over the lazy dog. ".repeat(4);
  * client would.
  */
 const INSTRUCTIONS = systemPrompt({ resources: { tools: [], skills: [], mcp: [] } }, true);
-const TOOLS = builtinTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+// The driver offers subagents' `task` tool after the built-in ones by default.
+const TOOLS = [...builtinTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })), TASK_TOOL];
 
 function sameRequest(prompt: string): ModelRequest {
   return { model: "scripted-model", instructions: INSTRUCTIONS, messages: [{ role: "user", content: [{ type: "text", text: prompt }] }], tools: TOOLS };
@@ -126,6 +128,11 @@ async function main(): Promise<void> {
   const core = createAgent(coreOnly(client, driver), { workspace });
   const load = [loadavg()[0]!];
   try {
+    // The sides must send the same request, or the difference would be the bytes, not the work.
+    await bareTurn(client, "say something");
+    await agent.run("say something");
+    const [bareBody, driverBody] = server.requests.slice(-2).map((r) => JSON.stringify(r.body));
+    if (bareBody !== driverBody) throw new Error("bench: the driver's request differs from the bare client's");
     const turn = { bare: [] as number[], core: [] as number[], driver: [] as number[] };
     const cpu = { bare: [] as number[], core: [] as number[], driver: [] as number[] };
     const order = ["bare", "core", "driver"] as const;
