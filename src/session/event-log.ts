@@ -63,7 +63,11 @@ export interface EventLogOptions {
    * with retryable errors (default 100000); past it the log breaks with that failure.
    */
   maxUnstored?: number;
-  /** The clock of `SessionEvent.at`, epoch ms (default `Date.now`). */
+  /**
+   * The clock of `SessionEvent.at`, epoch ms, read for every append. The default, `Date.now`, is read
+   * once per burst instead: the appends of one turn of the event loop share a reading, at most
+   * 64 of them (a clock read costs about as much as the rest of an append).
+   */
   now?: () => number;
 }
 
@@ -78,7 +82,8 @@ export interface SubscribeOptions {
    * Deliver arrays of events instead of one event at a time: each step yields everything queued
    * for this subscriber (a replayed page, or the events appended since its last step), oldest
    * first, never empty. The same events in the same order as one at a time, for one promise per
-   * burst instead of one per event. The arrays are the consumer's; the entries are shared and frozen.
+   * burst instead of one per event. The arrays are the consumer's; the entries are shared by every
+   * subscriber (not frozen): do not mutate them.
    */
   batch?: boolean;
 }
@@ -97,7 +102,8 @@ export interface EventLog {
   /**
    * Log `event`: assigns the next `seq` and `at`, delivers it to every live subscriber, queues it
    * for the store. Never waits and never throws for a store failure (see `flush`). The returned
-   * entry is frozen and shared with every subscriber: do not mutate `event` afterwards.
+   * entry is shared with every subscriber and not frozen (freezing each cost a tenth of what
+   * logging adds per event): do not mutate it, nor `event` afterwards.
    */
   append(event: AgentEvent | SessionNotice): SessionEvent;
   /** Resolves when every event appended before the call is durable; rejects with the store failure otherwise. */
@@ -137,6 +143,8 @@ const RETRY_LIMIT = 12;
 const HOLD_MS = 10;
 /** Encoded events that go to the store at once, held or not. */
 const HOLD_EVENTS = 10_000;
+/** Appends that may reuse a reading of the default clock after the one that read it (see `EventLogOptions.now`). */
+const CLOCK_REUSE = 63;
 
 function positiveInteger(value: number | undefined, fallback: number, what: string): number {
   if (value === undefined) return fallback;
@@ -172,6 +180,10 @@ class SessionEventLog implements EventLog {
   private readonly store: SessionStore;
   private readonly owner: string;
   private readonly now: () => number;
+  /** The last clock reading, and how many more appends of this turn may stamp their entries with it. */
+  private reading = 0;
+  private readingUses = 0;
+  private readonly clockReuse: number;
   private readonly maxBatch: number;
   private readonly bufferSize: number;
   private readonly pageSize: number;
@@ -219,6 +231,7 @@ class SessionEventLog implements EventLog {
   private waking = false;
   private readonly wakeAll = (): void => {
     this.waking = false;
+    this.readingUses = 0;
     for (const subscriber of this.live) subscriber.wake();
   };
 
@@ -232,6 +245,7 @@ class SessionEventLog implements EventLog {
     this.encodedStore = takesEncoded(options.store) ? options.store : undefined;
     this.owner = options.owner;
     this.now = options.now ?? Date.now;
+    this.clockReuse = options.now === undefined ? CLOCK_REUSE : 0;
     this.maxBatch = positiveInteger(options.maxBatch, 1000, "maxBatch");
     this.bufferSize = positiveInteger(options.bufferSize, 10_000, "bufferSize");
     this.pageSize = positiveInteger(options.pageSize, 500, "pageSize");
@@ -264,7 +278,9 @@ class SessionEventLog implements EventLog {
 
   append(event: AgentEvent | SessionNotice): SessionEvent {
     if (this.closed) throw new StoreError("store_closed", "the session's event log is closed");
-    const entry: SessionEvent = Object.freeze({ seq: this.last + 1, sessionId: this.sessionId, at: this.now(), event });
+    // A reading is reused only while an end-of-turn callback is due, which expires it.
+    const at = this.readingUses > 0 && (this.scheduled || this.waking) ? (this.readingUses--, this.reading) : this.readClock();
+    const entry: SessionEvent = { seq: this.last + 1, sessionId: this.sessionId, at, event };
     this.last = entry.seq;
     let refused: unknown;
     if (this.broken === undefined) {
@@ -284,6 +300,12 @@ class SessionEventLog implements EventLog {
     }
     this.countForRetention();
     return entry;
+  }
+
+  private readClock(): number {
+    this.readingUses = this.clockReuse;
+    this.reading = this.now();
+    return this.reading;
   }
 
   flush(): Promise<void> {
@@ -359,6 +381,7 @@ class SessionEventLog implements EventLog {
 
   private readonly endOfTurn = (): void => {
     this.scheduled = false;
+    this.readingUses = 0;
     if (this.encodedStore !== undefined) this.encodeUnstored();
     void this.drain();
   };

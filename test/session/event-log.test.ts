@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
 import { LeaseLostError, StoreError, SubscriberTooSlowError } from "../../src/errors/index.js";
 import { openEventLog, type EventLog } from "../../src/session/event-log.js";
@@ -53,7 +53,7 @@ function faultyStore(inner: SessionStore, fail: (call: number) => Error | undefi
 }
 
 describe("event log: appending and durability", () => {
-  it("assigns seq synchronously after the store's last, freezes entries, and flush makes them durable", async () => {
+  it("assigns seq synchronously after the store's last, and flush makes them durable", async () => {
     const store = memorySessionStore();
     const id = await ownedSession(store);
     await store.appendEvents(id, "host", [{ seq: 1, sessionId: id, at: 1, event: note(0) }]);
@@ -62,13 +62,35 @@ describe("event log: appending and durability", () => {
     const b = log.append(note(2));
     expect([a.seq, b.seq, log.lastSeq]).toEqual([2, 3, 3]);
     expect(a.sessionId).toBe(id);
-    expect(Object.isFrozen(a)).toBe(true);
     expect(log.durableSeq).toBe(1);
     await log.flush();
     expect(log.durableSeq).toBe(3);
     expect((await store.readEvents(id, { after: 1 })).map((e) => e.event)).toEqual([note(1), note(2)]);
     await log.close();
     await expect(Promise.resolve().then(() => log.append(note(3)))).rejects.toMatchObject({ code: "store_closed" });
+  });
+
+  it("stamps the appends of one turn with one reading of the default clock, 64 at most; a given clock is read for each", async () => {
+    const store = memorySessionStore();
+    const id = await ownedSession(store);
+    let reads = 0;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => 1_000_000 + ++reads);
+    try {
+      const log = await openEventLog({ store, sessionId: id, owner: "host" });
+      reads = 0;
+      const first = Array.from({ length: 100 }, (_, i) => log.append(note(i)).at);
+      expect(reads).toBe(2);
+      expect(first).toEqual([...Array<number>(64).fill(1_000_001), ...Array<number>(36).fill(1_000_002)]);
+      await tick();
+      expect(log.append(note(100)).at).toBe(1_000_003);
+      await log.close();
+    } finally {
+      clock.mockRestore();
+    }
+    let at = 0;
+    const log = await openEventLog({ store, sessionId: id, owner: "host", now: () => ++at });
+    expect([log.append(note(1)).at, log.append(note(2)).at, log.append(note(3)).at]).toEqual([1, 2, 3]);
+    await log.close();
   });
 
   it("writes what one turn of the event loop appends in batches of at most maxBatch", async () => {
