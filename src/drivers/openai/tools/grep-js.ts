@@ -5,6 +5,7 @@
  */
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
+import { Worker } from "node:worker_threads";
 
 import { displayPath } from "./confine.js";
 import { parseRule } from "./gitignore.js";
@@ -38,16 +39,78 @@ export async function searchWithJs(query: GrepQuery, root: string, start: string
   const accept = globFilter(query.glob);
   const result: GrepResult = { lines: [], more: false };
   const state: WalkState = { truncated: false };
-  const files = (await stat(start)).isDirectory() ? walkFiles(root, start, signal, state) : single(start);
-  for await (const file of files) {
-    const rel = displayPath(root, file);
-    if (!accept(rel)) continue;
-    if (!(await searchFile(file, rel, regex, result, redact))) break;
+  const matcher = new LineMatcher(regex, signal);
+  try {
+    const files = (await stat(start)).isDirectory() ? walkFiles(root, start, signal, state) : single(start);
+    for await (const file of files) {
+      const rel = displayPath(root, file);
+      if (!accept(rel)) continue;
+      if (!(await searchFile(file, rel, matcher, result, redact))) break;
+      if (signal.aborted) return { ...result, error: "cancelled" };
+    }
+  } catch (error) {
     if (signal.aborted) return { ...result, error: "cancelled" };
+    throw error;
+  } finally {
+    await matcher.close();
   }
   if (signal.aborted) return { ...result, error: "cancelled" };
   if (state.truncated) result.walkTruncated = true;
   return result;
+}
+
+/** Tests a file's lines against the pattern in a worker thread (see {@link LineMatcher}). */
+const MATCHER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const regex = new RegExp(workerData.source, workerData.flags);
+parentPort.on("message", (text) => {
+  const lines = text.split("\\n");
+  if (lines.at(-1) === "") lines.pop();
+  const hits = [];
+  for (let i = 0; i < lines.length; i++) if (regex.test(lines[i])) hits.push(i);
+  parentPort.postMessage(hits);
+});
+`;
+
+/**
+ * The pattern comes from the model: a JavaScript regular expression can backtrack for hours on
+ * one line (`^(a+)+$`), and on the host's thread it would freeze the whole process, its cancel
+ * included. So lines are tested in a worker, one search's worker for all its files, and a cancel
+ * terminates it at once.
+ */
+class LineMatcher {
+  readonly #worker: Worker;
+  readonly #failed: Promise<never>;
+  readonly #signal: AbortSignal;
+  #stop: () => void = () => undefined;
+
+  constructor(regex: RegExp, signal: AbortSignal) {
+    this.#signal = signal;
+    this.#worker = new Worker(MATCHER_SOURCE, { eval: true, workerData: { source: regex.source, flags: regex.flags } });
+    this.#failed = new Promise<never>((_, reject) => {
+      this.#stop = (): void => {
+        reject(signal.reason ?? new Error("aborted"));
+        void this.#worker.terminate();
+      };
+      if (signal.aborted) this.#stop();
+      else signal.addEventListener("abort", this.#stop, { once: true });
+      this.#worker.once("error", reject);
+      this.#worker.once("exit", () => reject(new Error("the search worker stopped")));
+    });
+    this.#failed.catch(() => undefined);
+  }
+
+  /** The 0-based indexes of the lines of `text` that match. */
+  match(text: string): Promise<number[]> {
+    const hits = new Promise<number[]>((resolve) => this.#worker.once("message", resolve));
+    this.#worker.postMessage(text);
+    return Promise.race([hits, this.#failed]);
+  }
+
+  async close(): Promise<void> {
+    this.#signal.removeEventListener("abort", this.#stop);
+    await this.#worker.terminate();
+  }
 }
 
 async function* single(path: string): AsyncGenerator<string> {
@@ -77,7 +140,7 @@ function globFilter(glob: string | undefined): (rel: string) => boolean {
 }
 
 /** Appends the file's matching lines; false once the cap is reached. */
-async function searchFile(path: string, rel: string, regex: RegExp, result: GrepResult, redact?: (text: string) => string): Promise<boolean> {
+async function searchFile(path: string, rel: string, matcher: LineMatcher, result: GrepResult, redact?: (text: string) => string): Promise<boolean> {
   let bytes: Buffer;
   try {
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -92,10 +155,12 @@ async function searchFile(path: string, rel: string, regex: RegExp, result: Grep
     return true; // unreadable: skipped, as rg does with --no-messages
   }
   if (looksBinary(bytes)) return true;
-  const lines = bytes.toString("utf8").split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  for (const [i, line] of lines.entries()) {
-    if (!regex.test(line)) continue;
+  const text = bytes.toString("utf8");
+  const hits = await matcher.match(text);
+  if (hits.length === 0) return true;
+  const lines = text.split("\n");
+  for (const i of hits) {
+    const line = lines[i]!;
     if (result.lines.length >= MAX_GREP_LINES) {
       result.more = true;
       return false;
