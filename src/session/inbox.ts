@@ -60,15 +60,17 @@ export class Inbox {
   /** Queue `entry` at the back (or the front: a resume's steer); returns the entries the cap pushed out. */
   add(entry: QueuedPrompt, inputs: readonly InputRef[] | undefined, position: "back" | "front" = "back"): QueuedPrompt[] {
     if (inputs && inputs.length > 0) this.#inputs.set(entry.promptId, [...inputs]);
-    if (position === "front") this.#entries.unshift({ ...entry });
-    else this.#entries.push({ ...entry });
+    const queued = { ...entry };
+    if (position === "front") this.#entries.unshift(queued);
+    else this.#entries.push(queued);
     const dropped: QueuedPrompt[] = [];
     while (this.#entries.length > this.#cap) {
-      // The oldest goes, never the entry just queued (the cap is at least 1).
-      const oldest = this.#entries[0] === this.#entries.at(-1) ? undefined : this.#entries.shift();
-      if (!oldest) break;
-      this.#inputs.delete(oldest.promptId);
-      dropped.push(oldest);
+      // The oldest goes, never the entry just queued — wherever it went (the cap is at least 1).
+      const index = this.#entries.findIndex((queuedEntry) => queuedEntry !== queued);
+      if (index < 0) break;
+      const [oldest] = this.#entries.splice(index, 1);
+      this.#inputs.delete(oldest!.promptId);
+      dropped.push(oldest!);
     }
     return dropped;
   }

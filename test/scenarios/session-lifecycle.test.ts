@@ -132,3 +132,32 @@ describe("a reader that stops reading", () => {
     expect(seen.filter((e) => e.event.type === "message.delta")).toHaveLength(10_050);
   });
 });
+
+describe("watchdogs of the session's runs", () => {
+  const call = (callId: string, command = "ls") => ({ type: "tool.started" as const, callId, kind: "command" as const, name: "Bash", title: command, command });
+  const done = (callId: string) => ({ type: "tool.completed" as const, callId, status: "completed" as const });
+
+  it("repeatToolLimit trips exactly at the limit; a re-announced call id and a different call in between do not count", async () => {
+    const driver = heldDriver();
+    const s = await start(driver, { watchdogs: { repeatToolLimit: 3 } });
+    await s.submit("loop");
+    const run = await driver.nextRun();
+    await run.emit(call("a"));
+    await run.emit(done("a"));
+    await run.emit(call("a")); // the same call announced again
+    await run.emit(call("b"));
+    await run.emit(done("b"));
+    await run.emit(call("x", "pwd")); // a different call resets the count
+    await run.emit(done("x"));
+    await run.emit(call("c"));
+    await run.emit(done("c"));
+    await run.emit(call("d"));
+    await run.emit(done("d"));
+    expect(run.cancelled).toBe(false);
+    await run.emit(call("e"));
+    await run.ended;
+    await until(() => s.state() === "idle");
+    const failed = (await logOf(s)).map((e) => e.event).find((e) => e.type === "run.failed");
+    expect(failed).toMatchObject({ error: { code: "repeat_tool_loop" } });
+  });
+});

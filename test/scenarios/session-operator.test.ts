@@ -288,3 +288,20 @@ describe("misspelt options", () => {
     await store.close();
   });
 });
+
+describe("the inbox cap", () => {
+  it("a resume steer queued at the front of a full inbox stays; the oldest queued prompt is dropped instead", async () => {
+    const driver = heldDriver();
+    const s = await start(driver, { inboxCap: 2 });
+    await s.pause("review");
+    const a = await s.submit("a");
+    const b = await s.submit("b");
+    await s.resume({ mode: "steer", message: "steer first" });
+    const run = await driver.nextRun();
+    expect(run.prompt).toBe("steer first\n\nb");
+    run.finish();
+    await until(() => s.state() === "idle");
+    expect(noticesOf(await logOf(s), "session.prompt_dropped")).toEqual([{ type: "session.prompt_dropped", promptId: a.promptId, reason: "inbox_full" }]);
+    expect(s.status().queued).toEqual([]);
+  });
+});
