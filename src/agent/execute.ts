@@ -99,6 +99,8 @@ export interface RunTurn {
   events: AgentEvent[];
 }
 
+const NOT_OBSERVED: ReturnType<typeof observeRun> = {};
+
 export function startExecution(
   context: ExecutionContext,
   prompt: string,
@@ -107,7 +109,8 @@ export function startExecution(
   thread?: ThreadRunHooks,
 ): RunStream {
   const runId = `run_${randomUUID()}`;
-  const { observer, traceContext } = observeRun(context.observers, observedRun(context, runId, options, thread));
+  // Without observers there is no one to describe the run to.
+  const { observer, traceContext } = context.observers === undefined ? NOT_OBSERVED : observeRun(context.observers, observedRun(context, runId, options, thread));
   // An observer's trace context (telemetry: its run span, itself under the caller's) reaches the provider.
   if (traceContext !== undefined) options.traceContext = traceContext;
   const timeline = new RunTimeline({
@@ -427,7 +430,7 @@ async function conclude(scope: RunScope, cancelReason: () => string | undefined,
       seen.fatal ??= error;
     }
   }
-  await keepOrRetireWriter(scope, seen, providerSessionId);
+  if (scope.response?.writer !== undefined) await keepOrRetireWriter(scope, seen, providerSessionId);
   return publishOutcome(scope, decideOutcome(seen, cancelReason()), providerSessionId, startedAt);
 }
 

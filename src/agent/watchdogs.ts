@@ -74,8 +74,16 @@ export class RunWatchdogs {
   #lastSignature: string | undefined;
   #repeats = 0;
   #lastActivity = 0;
-  #idleTimer: NodeJS.Timeout | undefined;
-  #hardCapTimer: NodeJS.Timeout | undefined;
+  /**
+   * The run's one timer, for the next check of both clocks: a second timer per run (and the timer
+   * list Node makes and drops for each duration) costs a short run more than its watchdogs' work.
+   * While the idle watchdog is on, the timer never runs longer than `idleMs`, so it is due at the
+   * latest `idleMs` after any event and is never re-armed for one.
+   */
+  #timer: NodeJS.Timeout | undefined;
+  /** How long the run's timer has run in all, the delays it fired after summed: the hard cap counts this, not the clock. */
+  #elapsed = 0;
+  #armedFor = 0;
   #done = false;
   /** The idle clock runs from the prompt's delivery: launching and resuming are not the provider's idleness. */
   #delivered = false;
@@ -87,11 +95,8 @@ export class RunWatchdogs {
   }
 
   start(): void {
-    if (this.#done) return;
-    const { hardCapMs } = this.#limits;
-    if (hardCapMs > 0) {
-      this.#hardCapTimer = setTimeout(() => this.#fire("hard_cap", `the run exceeded its hard cap of ${hardCapMs} ms (watchdogs.hardCapMs)`), hardCapMs);
-    }
+    if (this.#done || this.#timer !== undefined) return;
+    this.#arm(this.#limits.idleMs);
   }
 
   /** The prompt may have reached the provider: the idle clock starts. */
@@ -112,7 +117,6 @@ export class RunWatchdogs {
   /** An approval or question waits for the host until `pending` settles: idleness does not count meanwhile. */
   suspendWhile<T>(pending: Promise<T>): Promise<T> {
     this.#waiting += 1;
-    this.#disarmIdle();
     const resume = () => {
       this.#waiting -= 1;
       this.#touch();
@@ -122,8 +126,8 @@ export class RunWatchdogs {
 
   dispose(): void {
     this.#done = true;
-    this.#disarmIdle();
-    clearTimeout(this.#hardCapTimer);
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #toolStarted(event: ToolStarted): void {
@@ -144,29 +148,41 @@ export class RunWatchdogs {
     return this.#waiting > 0 || this.#openTools.size > 0;
   }
 
-  /** Activity: the idle clock restarts (armed only while nothing suspends it). */
+  /** Activity: the idle clock restarts. An armed timer is due soon enough; without one (the run not started yet, or only the idle watchdog on and no check pending), one is armed. */
   #touch(): void {
     this.#lastActivity = eventClock();
-    if (this.#done || !this.#delivered || this.#limits.idleMs === 0 || this.#suspended()) return this.#disarmIdle();
-    // One timer, re-armed only when it fires early: an event costs a clock read, not a timer.
-    this.#idleTimer ??= setTimeout(() => this.#idleCheck(), this.#limits.idleMs);
+    if (this.#timer === undefined && !this.#done && this.#delivered && this.#limits.idleMs !== 0) this.#arm(this.#limits.idleMs);
   }
 
-  #idleCheck(): void {
-    this.#idleTimer = undefined;
-    if (this.#done || this.#suspended()) return;
-    const idleMs = this.#limits.idleMs;
-    // A host that stops reading pauses the driver: that silence is the host's, not the provider's.
-    if (this.#heldByHost()) this.#lastActivity = Date.now();
-    const quietFor = Date.now() - this.#lastActivity;
-    if (quietFor >= idleMs) return this.#fire("idle_timeout", `the provider sent nothing for ${idleMs} ms (watchdogs.idleMs)`);
-    this.#idleTimer = setTimeout(() => this.#idleCheck(), idleMs - quietFor);
+  /**
+   * Arms the timer for the nearer check: the hard cap's end, or `idleIn` while the idle watchdog
+   * is on (even while it is suspended or before delivery, so that an event never needs a re-arm).
+   */
+  #arm(idleIn: number): void {
+    const { idleMs, hardCapMs } = this.#limits;
+    let delay = hardCapMs > 0 ? hardCapMs - this.#elapsed : Number.POSITIVE_INFINITY;
+    if (idleMs > 0 && idleIn < delay) delay = idleIn;
+    if (delay === Number.POSITIVE_INFINITY) return;
+    this.#armedFor = delay;
+    this.#timer = setTimeout(this.#check, delay);
   }
 
-  #disarmIdle(): void {
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
-  }
+  readonly #check = (): void => {
+    this.#timer = undefined;
+    this.#elapsed += this.#armedFor;
+    if (this.#done) return;
+    const { idleMs, hardCapMs } = this.#limits;
+    if (hardCapMs > 0 && this.#elapsed >= hardCapMs) return this.#fire("hard_cap", `the run exceeded its hard cap of ${hardCapMs} ms (watchdogs.hardCapMs)`);
+    let idleIn = idleMs;
+    if (idleMs > 0 && this.#delivered && !this.#suspended()) {
+      // A host that stops reading pauses the driver: that silence is the host's, not the provider's.
+      if (this.#heldByHost()) this.#lastActivity = Date.now();
+      const quietFor = Date.now() - this.#lastActivity;
+      if (quietFor >= idleMs) return this.#fire("idle_timeout", `the provider sent nothing for ${idleMs} ms (watchdogs.idleMs)`);
+      idleIn = idleMs - quietFor;
+    }
+    this.#arm(idleIn);
+  };
 
   #fire(code: "idle_timeout" | "hard_cap" | "repeat_tool_loop", message: string): void {
     if (this.#done) return;

@@ -167,6 +167,14 @@ describe("watchdogs (every driver, in core)", () => {
       expectNoTrip(await runScript([delta], { call: { watchdogs: { hardCapMs: 5_000, idleMs: 0 } }, at: advance(4_999) }));
     });
 
+    it("hard cap trips at hardCapMs while the idle watchdog checks in between", async () => {
+      fakeClock();
+      // An open tool call suspends the idle watchdog: it checks every 1.5 s, which must not move the hard cap.
+      const watchdogs = { hardCapMs: 5_000, idleMs: 1_500 };
+      expectTrip(await runScript(call("c1", "make test", true), { call: { watchdogs }, at: advance(5_000) }), "hard_cap");
+      expectNoTrip(await runScript(call("c1", "make test", true), { call: { watchdogs }, at: advance(4_999) }));
+    });
+
     it("hardCapMs 0 disables the hard cap (and idleMs 0 the idle watchdog)", async () => {
       fakeClock();
       expectNoTrip(await runScript([delta], { call: { watchdogs: { hardCapMs: 0, idleMs: 0 } }, at: advance(30 * DAY) }));
