@@ -22,7 +22,8 @@ import { agentLinkOf } from "../driver/agent-link.js";
 import { AdaptorError, AgentClosedError, ConfigError, FeatureUnsupportedError, LeaseLostError, ResponseRejectedError, SessionError } from "../errors/index.js";
 import type { AgentEvent, ApprovalResponse, NativeCommandInfo } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
-import type { InputRef } from "../input/refs.js";
+import { InputError } from "../input/errors.js";
+import { InputRef } from "../input/refs.js";
 import type { EventLog } from "./event-log.js";
 import { checkReason, closedGate, OPEN_GATE } from "./gate.js";
 import { admissionError, crossedInRun, raiseBudget, resetRunCeiling, settleRun, spendOf } from "./guardrails.js";
@@ -745,6 +746,10 @@ function checkSubmitOptions(options: SubmitOptions): SubmitOptions {
   if (options.wake !== undefined && typeof options.wake !== "boolean") throw new ConfigError("submit option wake must be a boolean");
   if (options.from !== undefined && typeof options.from !== "string") throw new ConfigError("submit option from must be a string");
   if (options.inputs !== undefined && !Array.isArray(options.inputs)) throw new ConfigError("submit option inputs must be an array of input references");
+  // Refused here, not when the run starts: the run would fail to start for every prompt coalesced with this one.
+  options.inputs?.forEach((ref, index) => {
+    if (!(ref instanceof InputRef)) throw new InputError("input_invalid", "inputs must be created with input.fromPath, input.fromFS or input.fromOpener", { index });
+  });
   return options;
 }
 

@@ -295,7 +295,7 @@ describe("the inbox cap", () => {
     const s = await start(driver, { inboxCap: 2 });
     await s.pause("review");
     const a = await s.submit("a");
-    const b = await s.submit("b");
+    await s.submit("b");
     await s.resume({ mode: "steer", message: "steer first" });
     const run = await driver.nextRun();
     expect(run.prompt).toBe("steer first\n\nb");
@@ -303,5 +303,23 @@ describe("the inbox cap", () => {
     await until(() => s.state() === "idle");
     expect(noticesOf(await logOf(s), "session.prompt_dropped")).toEqual([{ type: "session.prompt_dropped", promptId: a.promptId, reason: "inbox_full" }]);
     expect(s.status().queued).toEqual([]);
+  });
+});
+
+describe("a bad submit does not take others' prompts down", () => {
+  it("submit refuses inputs that are not input references at once, and the prompts queued with it still run", async () => {
+    const driver = heldDriver();
+    const s = await start(driver);
+    await s.submit("busy");
+    const busy = await driver.nextRun();
+    const other = await s.submit("another user's prompt");
+    await expect(s.submit("mine", { inputs: [{ path: "/etc/hosts" } as never] })).rejects.toMatchObject({ code: "input_invalid" });
+    expect(s.status().queued).toEqual([other.promptId]);
+    busy.finish();
+    const next = await driver.nextRun();
+    expect(next.prompt).toBe("another user's prompt");
+    next.finish();
+    await until(() => s.state() === "idle");
+    expect(noticesOf(await logOf(s), "session.error")).toEqual([]);
   });
 });
