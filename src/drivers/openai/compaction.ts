@@ -57,6 +57,12 @@ export class ContextGuard {
   readonly #g: GuardContext;
   /** What the endpoint counted for the turn's last request, and how many messages it carried. */
   #counted: { tokens: number; messages: number } | undefined;
+  /**
+   * A summary request of this run failed. It is not asked again before every later request of the
+   * run: a summarizer that fails (often because the older turns themselves pass the window) would
+   * fail again, each time after another copy of the transcript was saved.
+   */
+  #summaryFailed = false;
 
   constructor(g: GuardContext) {
     this.#g = g;
@@ -77,6 +83,7 @@ export class ContextGuard {
   /** Compacts the conversation when `request` would pass the threshold; whether it did. */
   async check(request: ModelRequest): Promise<boolean> {
     const g = this.#g;
+    if (this.#summaryFailed) return false;
     const before = this.#estimate(request);
     if (g.windows.configured === undefined && before < LOOKUP_FLOOR_TOKENS) return false;
     const window = await g.windows.of(g.client, request.model, g.signal);
@@ -107,6 +114,7 @@ export class ContextGuard {
       } catch (error) {
         g.signal.throwIfAborted();
         failure = error instanceof Error ? error.message : String(error);
+        this.#summaryFailed = true;
       }
     }
     const trimmed = trimToolOutputs(conversation.turns, g.settings.toolOutputChars);
