@@ -461,11 +461,9 @@ export class ThreadConversations implements Conversations {
   /** `doc` within the store's limit: the oldest conversations other than `current` and `keep` dropped first. */
   #fitted(doc: ThreadConversationsDocument, keep: string): ThreadConversationsDocument {
     const limit = this.#state.maxBytes;
-    // Characters first: a UTF-8 byte count is needed only near the limit (each character is at most 3 bytes in JSON text).
-    const over = () => {
-      const text = JSON.stringify(doc);
-      return text.length * 3 > limit && Buffer.byteLength(text, "utf8") > limit;
-    };
+    // Characters first, counted without writing the document: the UTF-8 text is made only near
+    // the limit (each character is at most 3 bytes in JSON text).
+    const over = () => documentChars(doc) * 3 > limit && Buffer.byteLength(JSON.stringify(doc), "utf8") > limit;
     while (over()) {
       const index = doc.conversations.findIndex((c) => c.id !== doc.current && c.id !== keep);
       if (index < 0) break; // Left for the store to refuse, typed.
@@ -473,6 +471,23 @@ export class ThreadConversations implements Conversations {
     }
     return doc;
   }
+}
+
+/** The JSON length of each conversation of a thread's document (what the document holds is never changed). */
+const conversationChars = new WeakMap<ConversationFile, number>();
+
+/**
+ * `JSON.stringify(doc).length`, with each conversation's part counted once per conversation: a
+ * save changes one of them, and the transcripts a thread keeps can be far larger than it.
+ */
+export function documentChars(doc: ThreadConversationsDocument): number {
+  let chars = JSON.stringify({ ...doc, conversations: [] }).length + Math.max(0, doc.conversations.length - 1);
+  for (const conversation of doc.conversations) {
+    let n = conversationChars.get(conversation);
+    if (n === undefined) conversationChars.set(conversation, (n = JSON.stringify(conversation).length));
+    chars += n;
+  }
+  return chars;
 }
 
 /** The conversations `current` still refers to (directly or through another), at most {@link THREAD_ARCHIVE_MAX} besides it. */
@@ -518,7 +533,9 @@ export function boundedConversation(file: ConversationFile, redactor: Redactor, 
     }
   };
   const turn = (t: ConversationTurn): ConversationTurn => ({ ...t, messages: t.messages.map(message) });
-  return { ...file, updatedAt, ...(file.title !== undefined ? { title: r(file.title) } : {}), turns: file.turns.map(turn) };
+  // The compactions are copied too: a run adds to its conversation's list after a save, and a stored copy never changes.
+  const compactions = file.compactions?.map((c) => ({ ...c }));
+  return { ...file, updatedAt, ...(file.title !== undefined ? { title: r(file.title) } : {}), ...(compactions !== undefined ? { compactions } : {}), turns: file.turns.map(turn) };
 }
 
 function isConversation(value: unknown): value is ConversationFile {

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 
 import { providerStateHandle } from "../../../src/agent/provider-state.js";
 import type { ConversationFile } from "../../../src/drivers/openai/conversation.js";
-import { ConversationStore, newSessionId, THREAD_ARCHIVE_MAX, ThreadConversations, type ThreadConversationsDocument } from "../../../src/drivers/openai/conversation-store.js";
+import { ConversationStore, documentChars, newSessionId, THREAD_ARCHIVE_MAX, ThreadConversations, type ThreadConversationsDocument } from "../../../src/drivers/openai/conversation-store.js";
 import { memoryThreadStore, type ThreadStore } from "../../../src/index.js";
 import { createRedactor } from "../../../src/redact/redact.js";
 
@@ -92,6 +92,25 @@ describe("openai thread conversations", () => {
     const before = await t.store.loadProviderState!("t");
     await expect(c.save(conversation(previous.id, "x".repeat(7000)))).rejects.toMatchObject({ code: "provider_state_too_large" });
     expect(await t.store.loadProviderState!("t")).toBe(before);
+  });
+
+  it("keeps a saved conversation as it was saved when the run adds a compaction to its own afterwards", async () => {
+    const t = await thread();
+    const c = t.conversations();
+    const live = conversation(newSessionId(), "live", { compactions: [{ at, beforeTurn: 1, transcriptId: newSessionId() }] });
+    await c.save(live);
+    live.compactions!.push({ at, beforeTurn: 2, transcriptId: newSessionId() });
+    expect((await c.load(live.id)).compactions).toHaveLength(1);
+  });
+
+  it("counts a document's JSON characters as its JSON text has them", () => {
+    const doc: ThreadConversationsDocument = { kind: "openai.conversations", version: 1, conversations: [] };
+    expect(documentChars(doc)).toBe(JSON.stringify(doc).length);
+    doc.conversations.push(conversation(newSessionId(), 'quotes " and \\ and\nlines, é and 😀'));
+    expect(documentChars(doc)).toBe(JSON.stringify(doc).length);
+    doc.conversations.push(conversation(newSessionId(), "second"), conversation(newSessionId(), "third"));
+    doc.current = doc.conversations[1]!.id;
+    expect(documentChars(doc)).toBe(JSON.stringify(doc).length);
   });
 
   it("reads a conversation still in stateDir and moves it to the store on the next save", async () => {
