@@ -110,6 +110,8 @@ export class SessionImpl implements Session {
   /** Set after a handoff: the next run is the retried batch, led by the old thread's summary when it had one. */
   #handoff: { summary?: string } | undefined;
   #closing: Promise<void> | undefined;
+  /** The archive in progress (the session refuses input as archived from its start). */
+  #archiving: Promise<void> | undefined;
   #lost = false;
   #renewal: NodeJS.Timeout | undefined;
   #pendingWrite: Promise<void> | undefined;
@@ -332,9 +334,15 @@ export class SessionImpl implements Session {
     await this.#fallAsleep("manual");
   }
 
-  async archive(): Promise<void> {
+  archive(): Promise<void> {
     this.#assertLive();
-    if (this.#state === "archived") return;
+    if (this.#state === "archived") return Promise.resolve();
+    // Input given while the run in flight unwinds is refused as archived: it could never run.
+    this.#archiving ??= this.#archive();
+    return this.#archiving;
+  }
+
+  async #archive(): Promise<void> {
     this.#exclusive++;
     try {
       this.#idle.disarm();
@@ -587,7 +595,7 @@ export class SessionImpl implements Session {
 
   #assertOpen(): void {
     this.#assertLive();
-    if (this.#state === "archived") throw new SessionError("session_archived", "the session is archived");
+    if (this.#state === "archived" || this.#archiving) throw new SessionError("session_archived", "the session is archived");
   }
 
   /**

@@ -323,3 +323,54 @@ describe("a bad submit does not take others' prompts down", () => {
     expect(noticesOf(await logOf(s), "session.error")).toEqual([]);
   });
 });
+
+describe("restart recovery, reopened again", () => {
+  it("a run left in flight is recorded host_restart once: a second reopen after a clean close records nothing more and replays nothing", async () => {
+    const store = memorySessionStore();
+    const driver = heldDriver();
+    agent = createAgent(driver);
+    const thread = await agent.startThread({ id: "crashed-thread" });
+    await store.create({
+      id: "crashed",
+      threadId: thread.id,
+      driver: agent.driver.id,
+      workspace: (await thread.info()).workspace,
+      state: "running",
+      gate: { open: true },
+      guardrails: { spentUsd: 0, spentTokens: 0, budget: {} },
+      queue: [{ promptId: "prm_next", text: "next", wake: true, kind: "prompt", inputCount: 0, queuedAt: new Date(0).toISOString() }],
+      inFlight: { runId: "run_dead", promptIds: ["prm_dead"], startedAt: new Date(0).toISOString() },
+      settings: { idleSleepMs: 0, inboxCap: 10 },
+      metadata: {},
+    });
+    const first = await openSession(agent, "crashed", { store });
+    const run = await driver.nextRun();
+    expect(run.prompt).toBe("next"); // the queue, never the prompt that was in flight
+    run.finish();
+    await until(() => first.state() === "idle");
+    await first.close();
+    const second = await openSession(agent, "crashed", { store });
+    sessions.push(second);
+    const interrupted = noticesOf(await logOf(second), "session.run_interrupted");
+    expect(interrupted).toEqual([{ type: "session.run_interrupted", runId: "run_dead", code: "host_restart" }]);
+    expect(driver.runs.map((r) => r.prompt)).toEqual(["next"]);
+    expect(second.state()).toBe("idle");
+  });
+});
+
+describe("input racing an archive", () => {
+  it("a submit made while the archive stops the run in flight is refused with session_archived, not queued for good", async () => {
+    const driver = heldDriver();
+    const s = await start(driver);
+    await s.submit("job");
+    await driver.nextRun();
+    const archiving = s.archive();
+    const late = s.submit("too late").then(
+      (value) => value,
+      (error: unknown) => error,
+    );
+    await archiving;
+    expect(await late).toMatchObject({ code: "session_archived" });
+    expect(s.status().queued).toEqual([]);
+  });
+});
