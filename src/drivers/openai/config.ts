@@ -86,8 +86,15 @@ const toolsSchema = z.strictObject({
   grep: z.strictObject({ ripgrep: z.boolean().optional() }).optional(),
 } satisfies Record<keyof OpenAIToolsConfig, z.ZodType>);
 
+/**
+ * A base URL that already names an operation (`.../v1/chat/completions`, pasted from a server's
+ * docs): the client appends the operation again, and the 404 that follows would be blamed on the
+ * model or a missing `/v1`.
+ */
+const OPERATION_PATH = /\/(?:chat\/completions|completions|responses|models)\/*$/;
+
 const configSchema = z.strictObject({
-  baseURL: httpUrl,
+  baseURL: httpUrl.refine((value) => !URL.canParse(value) || !OPERATION_PATH.test(new URL(value).pathname), "expected the endpoint's base (e.g. http://127.0.0.1:8080/v1), without /chat/completions, /responses or /models"),
   apiKeyEnv: envName.optional(),
   api: z.enum(["chat", "responses"]).optional(),
   model: nonEmptyString.optional(),
