@@ -30,8 +30,12 @@ export function checkBudget(budget: Budget | undefined): void {
   }
 }
 
-export function initialGuardrails(budget: Budget | undefined): Guardrails {
-  return { spentUsd: 0, spentTokens: 0, budget: { ...budget } };
+export function initialGuardrails(budget: Budget | undefined, now = new Date()): Guardrails {
+  const guardrails: Guardrails = { spentUsd: 0, spentTokens: 0, budget: { ...budget } };
+  // A session ceiling of 0 is reached before any spend (as `settleRun` counts spend >= ceiling): no run may start.
+  const ceiling: BudgetCeiling | undefined = budget?.sessionUsd === 0 ? "sessionUsd" : budget?.sessionTokens === 0 ? "sessionTokens" : undefined;
+  if (ceiling !== undefined) guardrails.tripped = { ceiling, at: now.toISOString() };
+  return guardrails;
 }
 
 /**
@@ -116,6 +120,14 @@ export function raiseBudget(guardrails: Guardrails, amount: number | { usd?: num
   const ceiling = next.tripped?.ceiling;
   if (ceiling === "sessionUsd" && next.spentUsd < next.budget.sessionUsd!) delete next.tripped;
   else if (ceiling === "sessionTokens" && next.spentTokens < next.budget.sessionTokens!) delete next.tripped;
+  // The other session ceiling may be reached too (one trip is recorded at a time): it trips now.
+  if (next.tripped === undefined) {
+    const reached: BudgetCeiling | undefined =
+      next.budget.sessionUsd !== undefined && next.spentUsd >= next.budget.sessionUsd ? "sessionUsd"
+      : next.budget.sessionTokens !== undefined && next.spentTokens >= next.budget.sessionTokens ? "sessionTokens"
+      : undefined;
+    if (reached !== undefined && ceiling !== undefined) next.tripped = { ceiling: reached, at: new Date().toISOString() };
+  }
   return next;
 }
 

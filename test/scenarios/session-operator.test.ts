@@ -374,3 +374,41 @@ describe("input racing an archive", () => {
     expect(s.status().queued).toEqual([]);
   });
 });
+
+describe("a session ceiling of zero", () => {
+  it("sessionUsd: 0 is reached before any spend: the first submit is refused, and addBudget opens it", async () => {
+    const driver = heldDriver();
+    const s = await start(driver, { budget: { sessionUsd: 0, sessionTokens: 10 } });
+    expect(s.status().guardrails.tripped).toMatchObject({ ceiling: "sessionUsd" });
+    await expect(s.submit("spend")).rejects.toMatchObject({ code: "budget_exhausted" });
+    await settle();
+    expect(driver.runs).toHaveLength(0);
+    await s.addBudget(0.5);
+    await s.submit("spend");
+    (await driver.nextRun()).finish();
+    await until(() => s.state() === "idle");
+  });
+
+  it("sessionTokens: 0 likewise", async () => {
+    const driver = heldDriver();
+    const s = await start(driver, { budget: { sessionTokens: 0 } });
+    await expect(s.steer("go")).rejects.toMatchObject({ code: "budget_exhausted" });
+    expect(driver.runs).toHaveLength(0);
+  });
+});
+
+describe("both session ceilings reached", () => {
+  it("raising the tripped cost ceiling leaves the reached token ceiling tripped: no run starts past it", async () => {
+    const driver = heldDriver();
+    const s = await start(driver, { budget: { sessionUsd: 1, sessionTokens: 100 } });
+    await s.submit("spend");
+    (await driver.nextRun()).finish({ usage: { cost_usd: 1, input_tokens: 100, output_tokens: 0 } });
+    await until(() => s.state() === "idle" && s.status().guardrails.tripped !== undefined);
+    expect(s.status().guardrails.tripped).toMatchObject({ ceiling: "sessionUsd" });
+    await s.addBudget(5);
+    expect(s.status().guardrails.tripped).toMatchObject({ ceiling: "sessionTokens" });
+    await expect(s.submit("more")).rejects.toMatchObject({ code: "budget_exhausted" });
+    await s.addBudget({ tokens: 1000 });
+    expect(s.status().guardrails.tripped).toBeUndefined();
+  });
+});
