@@ -234,6 +234,23 @@ for (const api of ["chat", "responses"] as const) {
   });
 }
 
+describe("openai edit of a CRLF file", () => {
+  it("writes the lines a one-line replacement adds with CRLF, as the file's other lines", async () => {
+    const ws = tmp.dir();
+    writeFileSync(join(ws, "win.txt"), "one\r\ntwo\r\n");
+    const baseURL = await serve({
+      turns: [{ reply: { toolCalls: [{ id: "e1", name: "edit", arguments: { path: "win.txt", old_string: "one", new_string: "one\nextra" } }] } }, { reply: { text: "edited" } }],
+    });
+    const agent = createAgent(driverFor("chat", baseURL), { workspace: ws, defaults: { onApproval: allow } });
+    try {
+      await agent.run("add a line");
+      expect(readFileSync(join(ws, "win.txt"), "utf8")).toBe("one\r\nextra\r\ntwo\r\n");
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
 describe("openai grep without ripgrep", () => {
   it("is cancelled at once during a search whose pattern backtracks without end, and the host stays responsive", async () => {
     const ws = tmp.dir();

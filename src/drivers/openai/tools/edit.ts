@@ -89,9 +89,14 @@ function replaceFirst(text: string, oldText: string, newText: string): string {
   return text.slice(0, at) + newText + text.slice(at + oldText.length);
 }
 
-/** In a CRLF file, the model's LF-only strings are matched and written with CRLF. */
+/**
+ * In a CRLF file, the model's LF-only strings are matched and written with CRLF: a new line the
+ * model adds (even after a one-line old_string) ends as the file's lines do. LF text the file holds
+ * verbatim (a file of mixed endings) is replaced as it is.
+ */
 function matchLineEndings(text: string, oldText: string, newText: string): { oldText: string; newText: string } {
-  if (!text.includes("\r\n") || oldText.includes("\r") || !oldText.includes("\n") || text.includes(oldText)) return { oldText, newText };
+  if (!text.includes("\r\n") || oldText.includes("\r")) return { oldText, newText };
+  if (oldText.includes("\n") && text.includes(oldText)) return { oldText, newText };
   const crlf = (s: string): string => s.replace(/\r?\n/g, "\r\n");
   return { oldText: crlf(oldText), newText: crlf(newText) };
 }
