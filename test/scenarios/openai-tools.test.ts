@@ -59,15 +59,21 @@ for (const api of ["chat", "responses"] as const) {
       const calls = Array.from({ length: 20 }, (_, i) => ({ id: `r${i}`, name: "read", arguments: { path: `f${i}.txt` } }));
       const baseURL = await serve({ turns: [{ reply: { toolCalls: calls } }, { reply: { text: "read them all" } }] });
       const agent = createAgent(driverFor(api, baseURL), { workspace: ws });
+      const warnings: string[] = [];
+      const onWarning = (warning: Error): void => void warnings.push(warning.name);
+      process.on("warning", onWarning);
       try {
         const stream = agent.stream("read everything");
         const events = await collect(stream);
         expect((await stream.result).text).toBe("read them all");
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings).not.toContain("MaxListenersExceededWarning");
         expect(of(events, "tool.completed").map((e) => e.status)).toEqual(Array(20).fill("completed"));
         const results = toolResults(1);
         expect(results.map((r) => r.callId)).toEqual(calls.map((c) => c.id));
         results.forEach((r, i) => expect(r.text).toContain(`content of file ${i}`));
       } finally {
+        process.off("warning", onWarning);
         await agent.close();
       }
     });

@@ -6,12 +6,14 @@
  * exit code and the files it changed with their diffs). Every call yields a tool result for the
  * model, a denial included. Calls that only read run in parallel; the others in order.
  */
+import { setMaxListeners } from "node:events";
 import type { RunRequest } from "../../driver/types.js";
 import type { ApprovalRequest } from "../../driver/vocabulary.js";
 import type { ApprovalDecision, ApprovalOption, DriverEvent, ToolCompleted, ToolStarted } from "../../events/types.js";
 import type { ConversationMessage, ToolCallRecord } from "./conversation.js";
 import { redactThenClip } from "../../redact/clip.js";
 import { cutMiddle } from "./conversation-store.js";
+import { LinkedAbort } from "./linked-signal.js";
 import { asksApproval, type OfferedTool, type Toolbox } from "./toolbox.js";
 import type { ToolOutcome } from "./tools/types.js";
 
@@ -69,8 +71,17 @@ export async function runToolCalls(calls: readonly ToolCallRecord[], ctx: ToolCa
     return tool?.kind === "builtin" && tool.tool.approval === undefined;
   });
   let results: CallResult[];
-  if (concurrent) results = await Promise.all(calls.map((call) => runToolCall(call, ctx)));
-  else {
+  if (concurrent) {
+    // Each call listens on the signal (a read stream, a search): one listener on the run's signal
+    // for the batch, and room on the batch's own, so twenty reads raise no listener-leak warning.
+    const batch = new LinkedAbort(ctx.signal);
+    setMaxListeners(10 + 4 * calls.length, batch.signal);
+    try {
+      results = await Promise.all(calls.map((call) => runToolCall(call, { ...ctx, signal: batch.signal })));
+    } finally {
+      batch.unlink();
+    }
+  } else {
     results = [];
     for (const call of calls) {
       if (results.some((r) => r.interrupt)) results.push(skipped(call));
