@@ -268,8 +268,8 @@ async function runToTerminal(
     scope.hostTools?.release();
     // The driver and its event sources have stopped: its standby and the run's input copies go
     // (unless the driver handed the standby's process back as the thread's warm writer).
-    if (scope.response?.writer === undefined) await releaseStandby(scope);
-    await scope.materialized?.dispose();
+    if (scope.standby !== undefined && scope.response?.writer === undefined) await releaseStandby(scope);
+    if (scope.materialized !== undefined) await scope.materialized.dispose();
   }
   return conclude(scope, cancelReason, startedAt);
 }

@@ -130,9 +130,9 @@ export class RunStreamImpl implements RunStream {
   }
 
   /**
-   * Reads every event to the end and drops it, as iterating would, but in bulk: whatever the
-   * buffer holds is taken at once, and only an empty buffer is waited for. The stop gate is not
-   * consulted, as it only decides which events a reader sees.
+   * Reads every event to the end and drops it, as iterating would, but in bulk: it wakes only when
+   * the buffer is full (so the run never waits for it long) or closed, and then empties it at once.
+   * The stop gate is not consulted, as it only decides which events a reader sees.
    */
   async drain(): Promise<void> {
     this.#claimIteration();
@@ -141,7 +141,8 @@ export class RunStreamImpl implements RunStream {
       while (buffer.tryShift() !== undefined) {
         // Dropped.
       }
-      if ((await buffer.shift()) === undefined) return;
+      if (buffer.closed) return;
+      await buffer.filledOrClosed();
     }
   }
 

@@ -23,6 +23,8 @@ export class EventBuffer {
   #head = 0;
   #closed = false;
   #waitingConsumer: (() => void) | undefined;
+  /** The waiting consumer drops every event (`run()`): it is woken only once the queue fills or closes. */
+  #consumerWaitsForFill = false;
   #waitingProducers: (() => void)[] = [];
   /** The queued tail delta other deltas are being merged into, with its merged text. */
   #merging: { event: DeltaEvent; text: TextAccumulator } | undefined;
@@ -96,9 +98,26 @@ export class EventBuffer {
   async shift(): Promise<AgentEvent | undefined> {
     while (this.size === 0) {
       if (this.#closed) return undefined;
+      this.#consumerWaitsForFill = false;
       await new Promise<void>((resolve) => (this.#waitingConsumer = resolve));
     }
     return this.tryShift();
+  }
+
+  /** Whether no more events will be pushed (some may still be queued). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Waits until the queue is full or closed. For a consumer that drops every event: it need not
+   * wake for each one, only to make room for a producer that would otherwise wait, and at the end.
+   */
+  async filledOrClosed(): Promise<void> {
+    while (this.size < this.#capacity && !this.#closed) {
+      this.#consumerWaitsForFill = true;
+      await new Promise<void>((resolve) => (this.#waitingConsumer = resolve));
+    }
   }
 
   /** No more events will be pushed; pending producers are released. */
@@ -143,6 +162,10 @@ export class EventBuffer {
   }
 
   #wakeConsumer(): void {
+    if (this.#consumerWaitsForFill) {
+      if (this.size < this.#capacity && !this.#closed) return;
+      this.#consumerWaitsForFill = false;
+    }
     const wake = this.#waitingConsumer;
     this.#waitingConsumer = undefined;
     wake?.();
