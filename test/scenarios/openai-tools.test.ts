@@ -286,3 +286,33 @@ describe("openai grep without ripgrep", () => {
     }
   }, 20_000);
 });
+
+describe("openai subagent under a host that stops the turn", () => {
+  it("ends the parent's turn too when the host denies a subagent's call with interrupt", async () => {
+    const ws = tmp.dir();
+    const baseURL = await serve({
+      turns: [
+        { match: { lastUserTextContains: "delegate" }, reply: { toolCalls: [{ id: "call_task", name: "task", arguments: { prompt: "SUBTASK: remove the build folder" } }] } },
+        { match: { lastUserTextContains: "SUBTASK" }, reply: { toolCalls: [{ id: "call_rm", name: "bash", arguments: { command: "rm -rf build" } }] } },
+        { match: { toolResultFor: "call_rm" }, reply: { text: "the subagent goes on" } },
+        { match: { toolResultFor: "call_task" }, reply: { text: "the parent goes on" } },
+      ],
+    });
+    const deny: ApprovalHandler = async () => ({ decision: "deny", message: "stop everything", interrupt: true });
+    const agent = createAgent(driverFor("chat", baseURL), { workspace: ws, defaults: { onApproval: deny } });
+    try {
+      const stream = agent.stream("delegate the cleanup");
+      const events = await collect(stream);
+      await stream.result.catch(() => undefined);
+      const generated = server!.requests.filter((r) => r.dialect === "chat");
+      // The parent's request and the subagent's: nobody is asked to go on after the stop.
+      expect(generated).toHaveLength(2);
+      expect(of(events, "tool.completed").map((e) => [e.callId, e.status])).toEqual([
+        ["call_task/call_rm", "declined"],
+        ["call_task", "failed"],
+      ]);
+    } finally {
+      await agent.close();
+    }
+  });
+});

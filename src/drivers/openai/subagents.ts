@@ -88,8 +88,13 @@ export class Subagents {
     const usage = new TurnUsage([], undefined);
     const turn: ConversationTurn = { runId: call.id, startedAt: new Date().toISOString(), model: host.base.model, messages: [{ role: "user", content: [{ type: "text", text: prompt }], origin: "prompt" }] };
     const conversation: ConversationFile = { version: 1, id: `task_${call.id}`, createdAt: turn.startedAt, updatedAt: turn.startedAt, turns: [turn] };
-    const approve: RunRequest["approve"] = (request) =>
-      host.request.approve({ ...request, requestId: `${call.id}/${request.requestId}`, ...(request.callId !== undefined ? { callId: `${call.id}/${request.callId}` } : {}) });
+    // A denial with `interrupt` inside the subagent stops the user's whole turn, not only the child's loop.
+    let interrupted = false;
+    const approve: RunRequest["approve"] = async (request) => {
+      const decision = await host.request.approve({ ...request, requestId: `${call.id}/${request.requestId}`, ...(request.callId !== undefined ? { callId: `${call.id}/${request.callId}` } : {}) });
+      if (decision.decision === "deny" && decision.interrupt === true) interrupted = true;
+      return decision;
+    };
     const child = new Subagents({ ...host, toolbox }, (event) => emitter.offer(event), depth);
     const tools: Omit<ToolCallContext, "emit" | "signal" | "redact"> = { request: { ...host.request, approve }, toolbox, allowed: host.allowed, runTask: child.run };
     try {
@@ -110,6 +115,7 @@ export class Subagents {
         redact: host.redact,
       });
       await emitter.drain();
+      if (interrupted) return { output: "Stopped: the user denied a call of the subagent and stopped the turn.", isError: true, interrupt: true };
       return { output: result.text === "" ? "(the subagent ended without an answer)" : result.text, isError: false };
     } catch (error) {
       await emitter.settled();

@@ -138,7 +138,7 @@ async function runToolCall(call: ToolCallRecord, ctx: ToolCallContext): Promise<
   const done: Omit<ToolCompleted, "callId"> = { status: outcome.isError ? "failed" : "completed" };
   if (outcome.exitCode !== undefined) done.exitCode = outcome.exitCode;
   if (outcome.files !== undefined && outcome.files.length > 0) done.files = outcome.files;
-  return result(outcome.output, outcome.isError, done, false, outcome.published);
+  return result(outcome.output, outcome.isError, done, outcome.interrupt === true, outcome.published);
 }
 
 async function approve(call: ToolCallRecord, kind: "command" | "file_change", tool: OfferedTool, input: Record<string, unknown>, ctx: ToolCallContext): Promise<ApprovalDecision> {

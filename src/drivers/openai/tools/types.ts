@@ -36,6 +36,8 @@ export interface ToolOutcome {
   command?: string;
   /** `kind: "command"`: its exit code (absent when it was killed by a signal, a timeout or a cancel). */
   exitCode?: number;
+  /** The user stopped the turn inside this call (a subagent's call denied with `interrupt`): the caller's turn ends too. */
+  interrupt?: boolean;
 }
 
 /** One built-in tool. */
