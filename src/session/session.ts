@@ -177,6 +177,8 @@ export class SessionImpl implements Session {
   events(options?: { after?: number; signal?: AbortSignal; batch?: false }): AsyncIterable<SessionEvent>;
   events(options: { after?: number; signal?: AbortSignal; batch: true }): AsyncIterable<readonly SessionEvent[]>;
   events(options: { after?: number; signal?: AbortSignal; batch?: boolean } = {}): AsyncIterable<SessionEvent> | AsyncIterable<readonly SessionEvent[]> {
+    // The log ends with the session in this process: a reader would get an empty log, not the stored one.
+    if (this.#closing) throw new SessionError("session_closed", "the session was closed in this process: openSession reads its log again");
     if (typeof options !== "object" || options === null) throw new ConfigError("events options must be an object");
     // A misspelt `after` would otherwise replay the whole log as if none were given.
     onlyKeys("events", options, EVENTS_KEYS);

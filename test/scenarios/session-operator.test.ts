@@ -213,6 +213,8 @@ describe("archive and close", () => {
     const last = s.status().lastSeq;
     for (const seqs of seen) expect(seqs).toEqual(Array.from({ length: last }, (_, i) => i + 1));
     await expect(s.submit("x")).rejects.toMatchObject({ code: "session_closed" });
+    // Not an empty log as if nothing had happened.
+    expect(() => s.events()).toThrow(expect.objectContaining({ code: "session_closed" }));
     await expect(s.close()).resolves.toBeUndefined();
   });
 });
