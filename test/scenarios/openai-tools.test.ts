@@ -4,7 +4,8 @@
  * link made by a command earlier in the turn, commands that leave children behind or print without
  * end, reads out of range, and a cancel during a search whose pattern backtracks without end.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -255,6 +256,33 @@ describe("openai edit of a CRLF file", () => {
       await agent.close();
     }
   });
+});
+
+describe("openai tools on a FIFO in the workspace", () => {
+  for (const ripgrep of [true, false]) {
+    it(`refuse it at once instead of waiting for a writer (grep ${ripgrep ? "through ripgrep when found" : "in JS"})`, async () => {
+      const ws = tmp.dir();
+      execFileSync("mkfifo", [join(ws, "pipe")]);
+      const calls = [
+        { id: "r1", name: "read", arguments: { path: "pipe" } },
+        { id: "g1", name: "grep", arguments: { pattern: "x", path: "pipe" } },
+        { id: "e1", name: "edit", arguments: { path: "pipe", old_string: "a", new_string: "b" } },
+        { id: "w1", name: "write", arguments: { path: "pipe", content: "data" } },
+      ];
+      const baseURL = await serve({ turns: [{ reply: { toolCalls: calls } }, { reply: { text: "refused" } }] });
+      const agent = createAgent(driverFor("chat", baseURL, { tools: { grep: { ripgrep } } }), { workspace: ws, defaults: { onApproval: allow } });
+      try {
+        const stream = agent.stream("read the pipe");
+        const events = await collect(stream);
+        expect((await stream.result).text).toBe("refused");
+        expect(of(events, "tool.completed").map((e) => [e.callId, e.status])).toEqual(calls.map((c) => [c.id, "failed"]));
+        for (const r of toolResults(1)) expect(r.text).toContain("not a regular file");
+        expect(statSync(join(ws, "pipe")).isFIFO()).toBe(true);
+      } finally {
+        await agent.close();
+      }
+    }, 10_000);
+  }
 });
 
 describe("openai grep without ripgrep", () => {

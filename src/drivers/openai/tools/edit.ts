@@ -54,6 +54,8 @@ async function runEdit(args: unknown, ctx: ToolRunContext): Promise<ToolOutcome>
       return failure(`file not found: ${target.display} (use write to create a file)`);
     case "directory":
       return failure(`${target.display} is a directory`);
+    case "special":
+      return failure(`${target.display} is not a regular file`);
     case "binary":
       return failure(`${target.display} is a binary file; edit changes text files only`);
     case "too_large":

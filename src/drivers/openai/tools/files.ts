@@ -4,6 +4,7 @@
  * reader never sees half a file and a crash leaves the old one).
  */
 import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
 import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -11,7 +12,7 @@ import { basename, dirname, join } from "node:path";
 export const MAX_EDIT_BYTES = 4 * 1024 * 1024;
 
 /** What reading a whole file found. */
-export type FileText = { state: "absent" } | { state: "directory" } | { state: "text"; text: string; mode: number } | { state: "binary" } | { state: "too_large"; size: number };
+export type FileText = { state: "absent" } | { state: "directory" } | { state: "special" } | { state: "text"; text: string; mode: number } | { state: "binary" } | { state: "too_large"; size: number };
 
 /** Reads `path` (already confined) as UTF-8 text, up to `maxBytes`. */
 export async function readFileText(path: string, maxBytes: number = MAX_EDIT_BYTES): Promise<FileText> {
@@ -22,8 +23,10 @@ export async function readFileText(path: string, maxBytes: number = MAX_EDIT_BYT
     return { state: "absent" };
   }
   if (info.isDirectory()) return { state: "directory" };
+  // A FIFO, socket or device: opening a FIFO blocks until a writer comes (a worker thread held for good).
+  if (!info.isFile()) return { state: "special" };
   if (info.size > maxBytes) return { state: "too_large", size: info.size };
-  const handle = await open(path, "r");
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const bytes = await handle.readFile();
     if (looksBinary(bytes)) return { state: "binary" };

@@ -143,7 +143,7 @@ function globFilter(glob: string | undefined): (rel: string) => boolean {
 async function searchFile(path: string, rel: string, matcher: LineMatcher, result: GrepResult, redact?: (text: string) => string): Promise<boolean> {
   let bytes: Buffer;
   try {
-    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const info = await handle.stat();
       if (!info.isFile() || info.size > MAX_JS_SEARCH_FILE_BYTES) return true;

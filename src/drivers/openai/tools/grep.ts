@@ -1,4 +1,5 @@
 /** `grep`: lines matching a regular expression in the workspace's files, through ripgrep when present. */
+import { stat } from "node:fs/promises";
 import { z } from "zod";
 
 import { ExecutableNotFoundError } from "../../../errors/index.js";
@@ -61,6 +62,9 @@ async function runGrep(args: unknown, ctx: ToolRunContext, ripgrep: () => Promis
   const start = await confine(root, ctx.workspace, parsed.value.path ?? ".");
   if ("refused" in start) return failure(start.refused);
   if (!start.exists) return failure(`not found: ${start.display}`);
+  // A FIFO named as the path would hold the search until a writer comes.
+  const kind = await stat(start.real).catch(() => undefined);
+  if (kind !== undefined && !kind.isDirectory() && !kind.isFile()) return failure(`${start.display} is not a regular file or a directory`);
   const query: GrepQuery = { pattern: parsed.value.pattern, path: start.display, ignoreCase: parsed.value.ignore_case ?? false };
   if (parsed.value.glob !== undefined) query.glob = parsed.value.glob;
   let result: GrepResult | undefined;

@@ -1,5 +1,5 @@
 /** `read`: a text file's lines, numbered, by range, bounded. */
-import { createReadStream } from "node:fs";
+import { constants, createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { z } from "zod";
@@ -69,7 +69,8 @@ async function runRead(args: unknown, ctx: ToolRunContext): Promise<ToolOutcome>
 async function checkReadable(path: string, display: string): Promise<ToolOutcome | undefined> {
   let handle;
   try {
-    handle = await open(path, "r");
+    // Non-blocking: a FIFO would otherwise hold the open until a writer comes.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const info = await handle.stat();
     if (info.isDirectory()) return failure(`${display} is a directory; use list to see its entries`);
     if (!info.isFile()) return failure(`${display} is not a regular file`);

@@ -43,6 +43,7 @@ async function runWrite(args: unknown, ctx: ToolRunContext): Promise<ToolOutcome
   if (target.display === ".") return failure("the workspace itself is a directory; give a file path");
   const before = await readFileText(target.real);
   if (before.state === "directory") return failure(`${target.display} is a directory`);
+  if (before.state === "special") return failure(`${target.display} is not a regular file`);
   if (ctx.signal.aborted) return failure("cancelled");
   try {
     await writeFileAtomic(target.real, content, before.state === "text" ? before.mode : undefined);
