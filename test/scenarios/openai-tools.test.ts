@@ -163,7 +163,13 @@ for (const api of ["chat", "responses"] as const) {
       const ws = tmp.dir();
       const baseURL = await serve({
         turns: [
-          { reply: { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "nohup sleep 300 >/dev/null 2>&1 & echo bg=$!; ( sleep 301 >/dev/null 2>&1 & echo sub=$! )" } }] } },
+          {
+            reply: {
+              toolCalls: [
+                { id: "b1", name: "bash", arguments: { command: "nohup sleep 300 >/dev/null 2>&1 & echo bg=$!; ( sleep 301 >/dev/null 2>&1 & echo sub=$! ); setsid sleep 302 >/dev/null 2>&1 </dev/null & echo own=$!" } },
+              ],
+            },
+          },
           { reply: { text: "started" } },
         ],
       });
@@ -171,8 +177,9 @@ for (const api of ["chat", "responses"] as const) {
       try {
         await agent.run("start a server");
         const text = toolResults(1)[0]!.text ?? "";
-        const pids = [...text.matchAll(/(?:bg|sub)=(\d+)/g)].map((m) => Number(m[1]));
-        expect(pids).toHaveLength(2);
+        // `own` left the command's process group (a session of its own): it is stopped all the same.
+        const pids = [...text.matchAll(/(?:bg|sub|own)=(\d+)/g)].map((m) => Number(m[1]));
+        expect(pids).toHaveLength(3);
         for (const pid of pids) expect(running(pid)).toBe(false);
       } finally {
         await agent.close();

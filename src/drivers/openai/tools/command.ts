@@ -4,6 +4,8 @@
  * takes the whole group with it. When the leader exits, whatever it left behind in its group
  * (a background job holding the output pipe) is stopped too, so no process outlives the call.
  */
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import { spawnProcess, type ProcessHandle } from "../../../process/index.js";
 
 /** How long the output pipe may stay open after the group is gone before it is let go. */
@@ -34,7 +36,8 @@ export interface CommandEnd {
 
 /** Runs the command to its end; rejects only when it cannot be started. */
 export async function runCommand(options: CommandOptions): Promise<CommandEnd> {
-  const handle = await spawnProcess({ command: options.command, args: options.args, cwd: options.cwd, inheritEnv: options.inheritEnv });
+  const mark = `${MARK}=${randomUUID()}`;
+  const handle = await spawnProcess({ command: options.command, args: options.args, cwd: options.cwd, inheritEnv: options.inheritEnv, env: { [MARK]: mark.slice(MARK.length + 1) } });
   handle.stdin.end();
   let stopped: CommandEnd["stopped"];
   const stop = (why: NonNullable<CommandEnd["stopped"]>): void => {
@@ -50,6 +53,7 @@ export async function runCommand(options: CommandOptions): Promise<CommandEnd> {
     const exit = await handle.exited;
     // The leader is gone: end the rest of its group (background jobs) and reap it.
     await handle.stop();
+    await killEscaped(mark);
     await settle(outputClosed, handle);
     const stderr = handle.stderrTail();
     if (stopped !== undefined) return { stopped, stderr };
@@ -76,4 +80,30 @@ async function settle(outputClosed: Promise<void>, handle: ProcessHandle): Promi
   const result = await Promise.race([outputClosed, late]);
   clearTimeout(timer);
   if (result === "late") handle.stdout.destroy();
+}
+
+/** The variable every process of one command inherits, naming the command. */
+const MARK = "AGENT_ADAPTOR_TOOL_COMMAND";
+
+/**
+ * Stops what left the command's process group (`setsid`, a daemon's double fork): such a process
+ * still carries the command's mark in its environment. Linux only (`/proc`); elsewhere the group
+ * stop is all there is.
+ */
+async function killEscaped(mark: string): Promise<void> {
+  if (process.platform !== "linux") return;
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const needle = Buffer.from(`${mark}\0`);
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (!/^\d+$/.test(entry)) return;
+      const environ = await readFile(`/proc/${entry}/environ`).catch(() => undefined);
+      if (environ === undefined || !environ.includes(needle)) return;
+      try {
+        process.kill(Number(entry), "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }),
+  );
 }
