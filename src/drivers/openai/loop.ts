@@ -203,8 +203,11 @@ class Deadlines {
 
   add(deadline: RequestDeadline): void {
     this.#pending.add(deadline);
+    const now = deadline.at - deadline.ms;
+    // A timer past its time that has not fired (its clock was swapped, as a test's fake timers do) is replaced by one firing at once.
+    if (this.#armedFor < now) this.#arm(now);
     // Requests with the same timeout end in the order they started: the armed timer stays.
-    if (deadline.at < this.#armedFor) this.#arm(deadline.at);
+    else if (deadline.at < this.#armedFor) this.#arm(deadline.at);
   }
 
   delete(deadline: RequestDeadline): void {

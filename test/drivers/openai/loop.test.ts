@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 
 import { createAgent, input, memoryThreadStore, type AgentEvent } from "../../../src/index.js";
 import { openai, type OpenAIConfig } from "../../../src/drivers/openai/index.js";
@@ -420,6 +420,28 @@ describe("openai driver request deadline", () => {
     } finally {
       await hasty.close();
       await patient.close();
+      await endpoint.close();
+    }
+  });
+
+  it("cuts a request at its deadline after a deadline timer was armed on a clock since swapped (fake timers) and never fired", async () => {
+    const baseURL = await serve({ turns: [{ reply: { text: "quick" } }] });
+    const quick = createAgent(driverFor("chat", baseURL, { requestTimeoutMs: 50, maxRetries: 0 }), { workspace, defaults: { watchdogs: { idleMs: 0 } } });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      expect((await quick.run("hello")).text).toBe("quick");
+    } finally {
+      vi.useRealTimers();
+      await quick.close();
+    }
+    // Past the fake timer's time, which never comes.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const endpoint = await stallingEndpoint();
+    const stalled = createAgent(driverFor("chat", endpoint.baseURL, { requestTimeoutMs: 200, maxRetries: 0 }), { workspace, defaults: { watchdogs: { idleMs: 0 } } });
+    try {
+      await expect(stalled.run("hello")).rejects.toMatchObject({ code: "timeout" });
+    } finally {
+      await stalled.close();
       await endpoint.close();
     }
   });
