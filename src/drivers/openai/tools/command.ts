@@ -94,6 +94,7 @@ async function killEscaped(mark: string): Promise<void> {
   if (process.platform !== "linux") return;
   const entries = await readdir("/proc").catch(() => [] as string[]);
   const needle = Buffer.from(`${mark}\0`);
+  const killed: string[] = [];
   await Promise.all(
     entries.map(async (entry) => {
       if (!/^\d+$/.test(entry)) return;
@@ -101,9 +102,19 @@ async function killEscaped(mark: string): Promise<void> {
       if (environ === undefined || !environ.includes(needle)) return;
       try {
         process.kill(Number(entry), "SIGKILL");
+        killed.push(entry);
       } catch {
         // Gone already.
       }
     }),
   );
+  // A signal is delivered, not yet acted on: the call ends once they are gone (or zombies), up to a bound.
+  for (let waited = 0; killed.length > 0 && waited < ESCAPED_WAIT_MS; waited += 10) {
+    const states = await Promise.all(killed.map((pid) => readFile(`/proc/${pid}/stat`, "latin1").catch(() => "")));
+    if (states.every((stat) => stat === "" || /^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2)))) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
+
+/** How long the end of a command waits for escaped processes it killed to be gone. */
+const ESCAPED_WAIT_MS = 1000;
