@@ -9,7 +9,7 @@ import type { Agent } from "../agent/agent.js";
 import type { Thread } from "../agent/thread.js";
 import { checkCallOptions } from "../agent/scope.js";
 import type { WatchdogOptions } from "../agent/watchdogs.js";
-import { ConfigError, SessionError, SessionNotFoundError } from "../errors/index.js";
+import { ConfigError, SessionError, SessionExistsError, SessionNotFoundError } from "../errors/index.js";
 import { openEventLog } from "./event-log.js";
 import { OPEN_GATE } from "./gate.js";
 import { checkBudget, initialGuardrails } from "./guardrails.js";
@@ -25,7 +25,7 @@ const MAX_SESSION_ID_LENGTH = 512;
 
 /**
  * Start a session on `agent`: a new record in the store (`SessionExistsError` when the id is
- * taken), the thread it drives (started, or resumed when `threadId` names an existing one), owned
+ * taken, or when a session of the store that is not archived drives that thread), the thread it drives (started, or resumed when `threadId` names an existing one), owned
  * by this host until `close()`.
  *
  * @example
@@ -40,6 +40,7 @@ export async function createSession(agent: Agent, options: SessionOptions = {}):
   const id = options.id ?? `ses_${randomUUID()}`;
   const ownsStore = options.store === undefined;
   const store = options.store ?? memorySessionStore();
+  if (!ownsStore) await refuseDrivenThread(store, options.threadId ?? id);
   const thread = await threadFor(agent, options.threadId ?? id);
   const info = await thread.info();
   const record: NewSessionRecord = {
@@ -119,6 +120,18 @@ async function takeOwnership(store: SessionStore, id: string, ttlMs: number): Pr
     throw new SessionError("session_owned", "another host drives this session; it can be opened here once that host's ownership expires");
   }
   return owner;
+}
+
+/**
+ * One session per thread in a store: two would both drive one provider conversation. An archived
+ * session never drives its thread again, so its thread may be taken by a new session. The check
+ * reads the store's records (there is no index by thread); two creations racing on one thread
+ * from two hosts are not caught here, and the thread lease still keeps their runs apart.
+ */
+async function refuseDrivenThread(store: SessionStore, threadId: string): Promise<void> {
+  const records = await store.list({ limit: Number.MAX_SAFE_INTEGER });
+  const driving = records.find((record) => record.threadId === threadId && record.state !== "archived");
+  if (driving) throw new SessionExistsError(`thread "${threadId}" is already driven by session "${driving.id}" (archive it first, or give another threadId)`);
 }
 
 /** The session's thread: started with its id, or the existing one of that id resumed. */

@@ -23,6 +23,8 @@ import { AdaptorError, AgentClosedError, ConfigError, FeatureUnsupportedError, L
 import type { AgentEvent, ApprovalResponse, NativeCommandInfo } from "../events/types.js";
 import type { Usage } from "../events/usage.js";
 import { InputError } from "../input/errors.js";
+import type { ResolvedInputLimits } from "../input/limits.js";
+import { planInputs } from "../input/plan.js";
 import { InputRef } from "../input/refs.js";
 import type { EventLog } from "./event-log.js";
 import { checkReason, closedGate, OPEN_GATE } from "./gate.js";
@@ -192,6 +194,7 @@ export class SessionImpl implements Session {
     this.#assertAgentOpen();
     checkText(text, "submit");
     const { wake = true, inputs, from } = checkSubmitOptions(options);
+    if (inputs !== undefined && inputs.length > 0) this.#checkInputCapabilities(inputs);
     if (wake) this.#assertAdmissible();
     const entry = this.#entry(text, "prompt", wake, inputs, from);
     this.#enqueue(entry, inputs);
@@ -258,7 +261,7 @@ export class SessionImpl implements Session {
 
   async interruptAndHold(reason: string): Promise<boolean> {
     this.#assertOpen();
-    checkReason(reason);
+    checkReason(reason, "interruptAndHold");
     // One synchronous step: the gate is closed before the cancel, so the run's end admits nothing.
     this.#setGate(closedGate("hold", reason, new Date()));
     const run = this.#run;
@@ -269,7 +272,7 @@ export class SessionImpl implements Session {
 
   async pause(reason: string): Promise<void> {
     this.#assertOpen();
-    checkReason(reason);
+    checkReason(reason, "pause");
     this.#setGate(closedGate("pause", reason, new Date()));
     await this.#persist();
   }
@@ -374,6 +377,8 @@ export class SessionImpl implements Session {
   async compact(): Promise<void> {
     this.#assertOpen();
     if (this.#run || this.#exclusive > 0) throw new SessionError("session_busy", "a run is in flight: compaction waits for the conversation to be at rest");
+    // A compaction is a turn: a gate a person closed admits none until they resume.
+    if (!this.#gate.open) throw new SessionError("session_busy", `the session is ${this.#gate.by === "hold" ? "held" : "paused"} (${this.#gate.reason}): resume it before compacting`);
     // A compaction is a turn the provider bills like any other: a tripped ceiling refuses it too.
     this.#assertAdmissible();
     // Throws FeatureUnsupportedError at once where the driver has no native compaction.
@@ -525,12 +530,13 @@ export class SessionImpl implements Session {
   #idleIfQuiet(): void {
     if (this.#run || this.#exclusive > 0 || this.#closing || this.#lost) return;
     if (this.#state === "running") this.#setState("idle");
-    if (this.#state === "idle" && this.#inbox.size === 0) this.#idle.arm();
+    // A session never used (`created`) is as quiet as an idle one: it sleeps on its own too.
+    if ((this.#state === "idle" || this.#state === "created") && this.#inbox.size === 0) this.#idle.arm();
   }
 
   #autoSleep(): void {
     // Re-checked when the timer fires: nothing queued, no run (so no approval or question waits).
-    if (this.#state !== "idle" || this.#run || this.#exclusive > 0 || this.#inbox.size > 0 || this.#closing || this.#lost) return;
+    if ((this.#state !== "idle" && this.#state !== "created") || this.#run || this.#exclusive > 0 || this.#inbox.size > 0 || this.#closing || this.#lost) return;
     void this.#fallAsleep("idle_timeout").catch(() => undefined);
   }
 
@@ -615,8 +621,21 @@ export class SessionImpl implements Session {
     if (refusal) throw refusal;
   }
 
+  /**
+   * Inputs checked against what the driver declares it takes (kind, media type, delivery mode, its
+   * own per-kind count and size limits), without opening them: refused here, not when the run
+   * starts, where they would fail every prompt coalesced with them. The agent's own limits and the
+   * coalesced run's totals are still checked when the run starts.
+   */
+  #checkInputCapabilities(inputs: readonly InputRef[]): void {
+    const driver = agentLinkOf(this.#agent)?.driver;
+    if (driver === undefined) return; // Not an agent core created: its capabilities are not knowable here.
+    planInputs(inputs, this.#agent.driver.id, driver.descriptor().inputs, UNBOUNDED_HOST_LIMITS);
+  }
+
   #streamFor(requestId: string): RunStream {
-    this.#assertLive();
+    // An archived session has no request pending for good: say archived, as every other verb does.
+    this.#assertOpen();
     const run = this.#run;
     if (!run) throw new ResponseRejectedError("request_not_pending", requestId, "the session has no run in flight");
     return run.stream;
@@ -710,6 +729,9 @@ async function deliveredNatively(deliver: () => Promise<unknown>): Promise<boole
     throw error;
   }
 }
+
+/** Only the driver's declared limits apply at submit; the agent's own are applied to the whole run when it starts. */
+const UNBOUNDED_HOST_LIMITS: ResolvedInputLimits = Object.freeze({ maxCount: Number.MAX_SAFE_INTEGER, maxInputBytes: Number.MAX_SAFE_INTEGER, maxTotalBytes: Number.MAX_SAFE_INTEGER });
 
 function sessionError(error: unknown, promptIds?: string[]): SessionNotice {
   const notice: SessionNotice = {
