@@ -25,11 +25,22 @@ export interface LogView {
   setMode(subscriber: Subscriber, mode: "replaying" | "live" | "ended"): void;
   /** Whether a wake-up of the live subscribers is due at the end of this turn. */
   wakePending(): boolean;
+  /** Hands the shared burst to every live batch subscriber (see {@link Subscriber.takeBurst}). */
+  spread(): void;
 }
 
 /** What the log calls on a subscriber. */
 export interface Subscriber {
+  /** Batch subscribers take live events a burst at a time ({@link takeBurst}), others one by one ({@link push}). */
+  readonly batch: boolean;
   push(entry: SessionEvent): void;
+  /**
+   * Takes the events of `burst` it has not taken yet (consecutive seqs, oldest first); with `own`,
+   * the array itself may become its queue. Only while live.
+   */
+  takeBurst(burst: SessionEvent[], own: boolean): void;
+  /** How many more events the log may append to the shared burst before this subscriber must take it. */
+  room(): number;
   wake(): void;
   finish(): void;
   end(): void;
@@ -72,7 +83,7 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
     private readonly bufferSize: number,
     private readonly signal: AbortSignal | undefined,
     private readonly view: LogView,
-    private readonly batch: boolean,
+    readonly batch: boolean,
   ) {
     this.fetched = after;
     this.delivered = after;
@@ -87,6 +98,8 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
   }
 
   next(): Promise<IteratorResult<T>> {
+    // A live batch subscriber's newest events may still be in the log's shared burst.
+    if (this.batch && this.mode === "live") this.view.spread();
     if (this.outstanding === 0) {
       // The hot path of a consumer that keeps up: no chaining, no async step. In batch mode a
       // consumer asking mid-burst waits for the burst's wake-up instead of taking a few events:
@@ -105,6 +118,8 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
         });
         this.counted = true;
         this.chain = waiting;
+        // Waiting lowers this subscriber's room to the wake-up batch.
+        if (this.batch) this.view.spread();
         return waiting;
       }
     }
@@ -138,13 +153,43 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
       if (queued >= this.wakeBatch) this.wake();
       return;
     }
-    if (queued > this.bufferSize) {
-      // Dropped: free what it held at once; the consumer learns it at its next read.
-      this.queue = [];
+    if (queued > this.bufferSize) this.drop();
+  }
+
+  /** Dropped: free what it held at once; the consumer learns it at its next read. */
+  private drop(): void {
+    this.queue = [];
+    this.qhead = 0;
+    this.error = new SubscriberTooSlowError(this.delivered, this.bufferSize);
+    this.setMode("ended");
+  }
+
+  /** Live delivery of the shared burst (batch mode): one slice instead of a push per event. */
+  takeBurst(burst: SessionEvent[], own: boolean): void {
+    const count = burst.length;
+    if (this.mode !== "live" || count === 0) return;
+    // Past `fetched` only: the subscriber may have replayed into the burst, or asked to start past the head.
+    const from = Math.max(0, this.fetched - burst[0]!.seq + 1);
+    if (from >= count) return;
+    this.fetched = burst[count - 1]!.seq;
+    if (this.qhead === this.queue.length) {
+      this.queue = own && from === 0 ? burst : burst.slice(from);
       this.qhead = 0;
-      this.error = new SubscriberTooSlowError(this.delivered, this.bufferSize);
-      this.setMode("ended");
+    } else {
+      for (let i = from; i < count; i++) this.queue.push(burst[i]!);
     }
+    const queued = this.queue.length - this.qhead;
+    if (this.waiter !== undefined) {
+      if (queued >= this.wakeBatch) this.wake();
+      return;
+    }
+    if (queued > this.bufferSize) this.drop();
+  }
+
+  room(): number {
+    const queued = this.queue.length - this.qhead;
+    // A waiting consumer is woken at `wakeBatch`; another is dropped once it holds more than `bufferSize`.
+    return this.waiter !== undefined ? Math.max(1, this.wakeBatch - queued) : this.bufferSize - queued + 1;
   }
 
   /** Hands the oldest queued event to a waiting consumer (which then drains the queue without waiting). */
@@ -192,6 +237,7 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
 
   private async step(): Promise<IteratorResult<T>> {
     for (;;) {
+      if (this.batch && this.mode === "live") this.view.spread();
       if (this.qhead < this.queue.length) return this.take();
       if (this.error !== undefined) {
         const error = this.error;
@@ -200,7 +246,12 @@ export class SubscriberQueue<T extends Delivery = SessionEvent> implements Async
         throw error;
       }
       if (this.mode === "ended") return DONE;
-      if (this.mode === "live") return new Promise((resolve) => (this.waiter = resolve));
+      if (this.mode === "live") {
+        const waiting = new Promise<IteratorResult<T>>((resolve) => (this.waiter = resolve));
+        // Waiting lowers this subscriber's room to the wake-up batch.
+        if (this.batch) this.view.spread();
+        return waiting;
+      }
       if (this.mode === "idle") {
         this.setMode("replaying");
         continue;

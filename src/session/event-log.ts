@@ -223,8 +223,19 @@ class SessionEventLog implements EventLog {
   private closed = false;
 
   private readonly live = new Set<Subscriber>();
-  /** `live` as an array, replaced (never changed in place) when `live` changes: what `append` walks. */
+  /** The live one-at-a-time subscribers as an array, replaced (never changed in place) when `live` changes: what `append` walks. */
   private liveList: readonly Subscriber[] = [];
+  /** The live batch subscribers, likewise: they share `burst` instead of a push each per event. */
+  private batchList: readonly Subscriber[] = [];
+  /**
+   * The events appended since the live batch subscribers last took them (consecutive, oldest
+   * first), pushed once for all of them; each takes its slice at the wake-up, or sooner when one
+   * of them would be woken or dropped (`spreadAt`). Replaced, never emptied in place: the array
+   * may become a subscriber's queue.
+   */
+  private burst: SessionEvent[] = [];
+  /** The burst length at which it is spread before the wake-up: the least `room()` of the batch subscribers. */
+  private spreadAt = Infinity;
   private readonly replaying = new Set<Subscriber>();
 
   /** A wake-up of the live subscribers is scheduled for the end of this turn. */
@@ -232,6 +243,7 @@ class SessionEventLog implements EventLog {
   private readonly wakeAll = (): void => {
     this.waking = false;
     this.readingUses = 0;
+    this.spread();
     for (const subscriber of this.live) subscriber.wake();
   };
 
@@ -293,6 +305,10 @@ class SessionEventLog implements EventLog {
       for (let i = 0; i < live.length; i++) live[i]!.push(entry);
       this.scheduleWake();
     }
+    if (this.batchList.length > 0) {
+      if (this.burst.push(entry) >= this.spreadAt) this.spread();
+      this.scheduleWake();
+    }
     // After the fan-out: breaking logs a notice, which must come after this event.
     if (refused !== undefined) this.fail(asAdaptorError(refused), false);
     else if (this.broken === undefined && this.unstoredCount() > this.maxUnstored) {
@@ -336,6 +352,7 @@ class SessionEventLog implements EventLog {
           pageSize: this.pageSize,
           setMode: (subscriber, mode) => this.setMode(subscriber, mode),
           wakePending: () => this.waking,
+          spread: () => this.spread(),
         }, batch),
     };
   }
@@ -360,10 +377,13 @@ class SessionEventLog implements EventLog {
     if (this.retentionTimer !== undefined) clearInterval(this.retentionTimer);
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
+    this.spread();
     for (const subscriber of [...this.live]) subscriber.finish();
     for (const subscriber of [...this.replaying]) subscriber.end();
     this.live.clear();
     this.liveList = [];
+    this.batchList = [];
+    this.burst = [];
     this.replaying.clear();
     await this.trimming?.catch(() => undefined);
     if (failure !== undefined) throw failure;
@@ -569,14 +589,39 @@ class SessionEventLog implements EventLog {
     return out.length === 0 ? this.unstored.slice(from, from + rest) : out.concat(this.unstored.slice(from, from + rest));
   }
 
+  /**
+   * Hands the shared burst to the live batch subscribers (each takes what it has not taken yet)
+   * and starts a new one; then sets when the next must be spread early.
+   */
+  private spread(): void {
+    const burst = this.burst;
+    const batch = this.batchList;
+    if (burst.length > 0) {
+      this.burst = [];
+      // The first takes the array itself (when it had nothing queued), the others a copy.
+      for (let i = 0; i < batch.length; i++) batch[i]!.takeBurst(burst, i === 0);
+    }
+    let spreadAt = Infinity;
+    // Taking may have dropped a subscriber: read the list again.
+    for (const subscriber of this.batchList) spreadAt = Math.min(spreadAt, subscriber.room());
+    this.spreadAt = spreadAt;
+  }
+
   private setMode(subscriber: Subscriber, mode: "replaying" | "live" | "ended"): void {
-    this.replaying.delete(subscriber);
+    // One leaving needs nothing more of the burst: it drops what it holds, or `close` spread it before `finish`.
     this.live.delete(subscriber);
+    this.replaying.delete(subscriber);
     const refused = this.closed && mode !== "ended";
     if (!refused && mode === "replaying") this.replaying.add(subscriber);
     else if (!refused && mode === "live") this.live.add(subscriber);
-    // Membership changes one subscriber at a time, so the size says whether the list is stale.
-    if (this.liveList.length !== this.live.size) this.liveList = [...this.live];
+    // Membership changes one subscriber at a time, so the lengths say whether the lists are stale.
+    if (this.liveList.length + this.batchList.length !== this.live.size) {
+      const all = [...this.live];
+      this.liveList = all.filter((each) => !each.batch);
+      this.batchList = all.filter((each) => each.batch);
+      if (this.batchList.length === 0) this.burst = [];
+      this.spread();
+    }
     if (refused) subscriber.end();
   }
 
