@@ -8,7 +8,7 @@ import { ProviderError } from "../errors/index.js";
 import type { DriverEvent, ToolStarted } from "../events/types.js";
 import { eventClock } from "../events/clock.js";
 
-/** Watchdog limits of a run (`CallDefaults.watchdogs`): 0 disables one, a negative value selects its default. */
+/** Watchdog limits of a run (`CallDefaults.watchdogs`): 0 disables one, a negative value selects its default, a fraction is rounded up. */
 export interface WatchdogOptions {
   /**
    * How long the provider may stay silent (no event) during the turn before the run fails with
@@ -40,7 +40,8 @@ export interface ResolvedWatchdogs {
 
 function bounded(value: number | undefined, fallback: number, max: number): number {
   if (value === undefined || value < 0) return fallback;
-  return Math.min(Math.floor(value), max);
+  // Rounded up: a positive fraction of a millisecond is a limit, never the 0 that disables one.
+  return Math.min(Math.ceil(value), max);
 }
 
 /** Defaults filled in, negatives replaced by defaults, durations capped at 7 days (values are validated by the option schemas). */

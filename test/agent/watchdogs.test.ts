@@ -180,6 +180,14 @@ describe("watchdogs (every driver, in core)", () => {
       expectNoTrip(await runScript([delta], { call: { watchdogs: { hardCapMs: 0, idleMs: 0 } }, at: advance(30 * DAY) }));
     });
 
+    it("a fraction of a millisecond is rounded up: 0.5 is a 1 ms limit, not the 0 that disables one", async () => {
+      fakeClock();
+      expectTrip(await runScript([delta], { call: { watchdogs: { hardCapMs: 0.5, idleMs: 0 } }, at: advance(1) }), "hard_cap");
+      expectTrip(await runScript([delta], { call: { watchdogs: { idleMs: 0.5, hardCapMs: 0 } }, at: advance(1) }), "idle_timeout");
+      expectNoTrip(await runScript([delta], { call: { watchdogs: { hardCapMs: 1_000.5, idleMs: 0 } }, at: advance(1_000) }));
+      expectTrip(await runScript([delta], { call: { watchdogs: { hardCapMs: 1_000.5, idleMs: 0 } }, at: advance(1_001) }), "hard_cap");
+    });
+
     it("a negative hardCapMs selects the default of 6 hours", async () => {
       fakeClock();
       const watchdogs = { hardCapMs: -1, idleMs: 0 };
