@@ -8,6 +8,7 @@ import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCrea
 import { ProviderError } from "../../../errors/index.js";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
 import { dataUrl, distinctCallIds, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
+import { readEventStream } from "./event-stream.js";
 
 function contentPart(part: ContentPart): ChatCompletionContentPart {
   if (part.type === "text") return { type: "text", text: part.text };
@@ -140,12 +141,9 @@ let requests = 0;
 export const chatApi: WireApi = {
   name: "chat",
   async stream(client, request, sink, signal) {
-    const stream = await client.chat.completions.create(chatParams(request), { signal });
+    const response = await client.chat.completions.create(chatParams(request), { signal }).asResponse();
     const answer = new ChatAnswer();
-    for await (const chunk of stream) {
-      const pending = answer.take(chunk, sink);
-      if (pending !== undefined) await pending;
-    }
+    await readEventStream(response, client, (payload) => answer.take(payload as ChatCompletionChunk, sink));
     if (answer.finishReason === undefined && answer.usage === undefined) throw new ProviderError("the model's stream ended without a finish reason", { code: "protocol_error", retryable: true });
     return answer.answer(++requests);
   },

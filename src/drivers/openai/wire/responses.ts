@@ -8,6 +8,7 @@ import type { FunctionTool, ResponseCreateParamsStreaming, ResponseInputContent,
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
 import { ProviderError } from "../../../errors/index.js";
 import { dataUrl, distinctCallIds, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
+import { readEventStream } from "./event-stream.js";
 
 function inputContent(part: ContentPart): ResponseInputContent {
   if (part.type === "text") return { type: "input_text", text: part.text };
@@ -136,12 +137,9 @@ class ResponsesAnswer {
 export const responsesApi: WireApi = {
   name: "responses",
   async stream(client, request, sink, signal) {
-    const stream = await client.responses.create(responsesParams(request), { signal });
+    const response = await client.responses.create(responsesParams(request), { signal }).asResponse();
     const answer = new ResponsesAnswer();
-    for await (const event of stream) {
-      const pending = answer.take(event, sink);
-      if (pending !== undefined) await pending;
-    }
+    await readEventStream(response, client, (payload) => answer.take(payload as ResponseStreamEvent, sink));
     if (answer.finishReason === undefined) throw new ProviderError("the model's stream ended before response.completed", { code: "protocol_error", retryable: true });
     return answer.answer();
   },
