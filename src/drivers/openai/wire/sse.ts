@@ -28,26 +28,30 @@ const COLON = 58;
 const SPACE = 32;
 const BOM = 0xfeff;
 
-/** Where the first blank-line pattern at or after `from` ends; -1 when there is none. */
-function blankLineEnd(text: string, from: number): number {
-  const lf = text.indexOf("\n\n", from);
+/**
+ * Where the text handed on ends: after the last of the blank-line patterns at or after `from`,
+ * matched first to last (a match ends where the search for the next begins); 0 when there is none.
+ * Each pattern's next place is kept until passed, so a chunk of many messages is searched once.
+ */
+function releaseEnd(text: string, from: number): number {
+  let release = 0;
+  let lf = text.indexOf("\n\n", from);
   // Most bodies have no `\r` at all: one search settles it.
-  if (text.indexOf("\r", from) < 0) return lf < 0 ? -1 : lf + 2;
-  const crcr = text.indexOf("\r\r", from);
-  const crlf = text.indexOf("\r\n\r\n", from);
-  let at = -1;
-  let end = -1;
-  for (const [index, length] of [
-    [lf, 2],
-    [crcr, 2],
-    [crlf, 4],
-  ] as const) {
-    if (index >= 0 && (at < 0 || index < at)) {
-      at = index;
-      end = index + length;
-    }
+  const carriage = text.indexOf("\r", from) >= 0;
+  let crcr = carriage ? text.indexOf("\r\r", from) : -1;
+  let crlf = carriage ? text.indexOf("\r\n\r\n", from) : -1;
+  for (;;) {
+    // Once one is not found it never is again.
+    if (lf >= 0 && lf < from) lf = text.indexOf("\n\n", from);
+    if (crcr >= 0 && crcr < from) crcr = text.indexOf("\r\r", from);
+    if (crlf >= 0 && crlf < from) crlf = text.indexOf("\r\n\r\n", from);
+    // The first to start wins (no two start at one place).
+    if (lf >= 0 && (crcr < 0 || lf < crcr) && (crlf < 0 || lf < crlf)) from = lf + 2;
+    else if (crcr >= 0 && (crlf < 0 || crcr < crlf)) from = crcr + 2;
+    else if (crlf >= 0) from = crlf + 4;
+    else return release;
+    release = from;
   }
-  return end;
 }
 
 /** Feed it the body's text as it comes with {@link push}, {@link end} it, and take its messages with {@link next}. */
@@ -79,9 +83,7 @@ export class SseDecoder {
     if (text === "") return;
     const held = this.#held + text;
     // A pattern that was not in the held text ends in the new text.
-    let from = Math.max(0, this.#held.length - 3);
-    let release = 0;
-    for (let end = blankLineEnd(held, from); end >= 0; end = blankLineEnd(held, from)) release = from = end;
+    const release = releaseEnd(held, Math.max(0, this.#held.length - 3));
     if (release === 0) {
       this.#held = held;
       return;
