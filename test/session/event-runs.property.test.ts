@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 
 import type { AgentEvent } from "../../src/events/types.js";
 import { openEventLog } from "../../src/session/event-log.js";
-import { decodeBody, encodeBatch } from "../../src/session/event-runs.js";
+import { BatchEncoder, decodeBody, encodeBatch } from "../../src/session/event-runs.js";
 import { sqliteSessionStore } from "../../src/session/stores/sqlite.js";
 import type { SessionEvent, SessionStore } from "../../src/session/types.js";
 import { newSessionRecord } from "../../src/testing/session-store-suite.js";
@@ -28,7 +28,9 @@ type Loose = Record<string, unknown>;
 /** How one event differs from the one before it (most often: only its text, seq and at). */
 const change = fc.oneof(
   { weight: 30, arbitrary: fc.constant("none" as const) },
-  fc.constantFrom("type", "itemId", "runId", "seqGap", "provenance", "dropProvenance", "extraKey", "nested", "notice", "threadId", "textNumber"),
+  fc.constantFrom("type", "itemId", "runId", "seqGap", "provenance", "dropProvenance", "extraKey", "nested", "notice", "threadId", "textNumber", "keyOrder"),
+  // Often enough that a run has the key and then changes it.
+  { weight: 2, arbitrary: fc.constant("otherKey" as const) },
 );
 
 const step = fc.record({
@@ -56,6 +58,8 @@ function build(steps: Step[]): { at: number; event: AgentEvent }[] {
     if (s.change === "threadId") state.threadId = state.threadId === undefined ? "t1" : undefined;
     if (s.change === "provenance") provenance = { provider: "codex", event: `e${seq % 3}`, itemId: state.itemId };
     if (s.change === "dropProvenance") provenance = provenance === undefined ? { provider: "pi" } : undefined;
+    // A key no driver event has, kept by the events after it: runs compare it too.
+    if (s.change === "otherKey") state.note = state.note === undefined ? "n" : `${state.note as string}'`;
     let event: Loose;
     if (s.change === "notice") event = { type: "session.prompt_queued", promptId: `p${seq}`, wake: seq % 2 === 0 };
     else {
@@ -63,6 +67,8 @@ function build(steps: Step[]): { at: number; event: AgentEvent }[] {
       if (provenance !== undefined) event.provenance = { ...provenance };
       if (s.change === "extraKey") event.extra = seq;
       if (s.change === "nested") event.provenance = { provider: "codex", detail: { n: seq } };
+      // The same keys and values in another order serialize differently.
+      if (s.change === "keyOrder") event = { text: event.text, ...event };
     }
     out.push({ at, event: event as unknown as AgentEvent });
   }
@@ -97,6 +103,28 @@ describe("the compact stored form of event runs", () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("encodes the same batches with one encoder reused across them, as the event log uses it", () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 120 }), fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 6 }), (steps, cuts) => {
+        const events = sessionEvents("s", build(steps));
+        const encoder = new BatchEncoder();
+        const decoded: unknown[] = [];
+        let from = 0;
+        for (let c = 0; from < events.length; c++) {
+          const to = Math.min(events.length, from + cuts[c % cuts.length]!);
+          for (let i = from; i < to; i++) encoder.add(events[i]!);
+          const batch = encoder.finish()!;
+          expect([batch.first, batch.last]).toEqual([from + 1, to]);
+          expect(batch.body).toBe(encodeBatch(events, from, to).body);
+          decoded.push(...decodeBody(batch.body));
+          from = to;
+        }
+        expect(JSON.stringify(decoded)).toBe(JSON.stringify(events.map(({ at, event }) => [at, event])));
+      }),
+      { numRuns: 200 },
     );
   });
 
