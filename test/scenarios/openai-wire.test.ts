@@ -131,9 +131,95 @@ describe("openai driver against a misbehaving chat endpoint", () => {
       const stream = agent.stream("hi");
       const events = await collect(stream);
       expect(events.at(-1)!.type).toBe("run.failed");
-      const error = await stream.result.then(() => undefined, (e: unknown) => e as { code?: string; name?: string });
+      const error = await stream.result.then(() => undefined, (e: unknown) => e as { code?: string; name?: string; message?: string });
+      expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+      // It says what came back and what was expected, and shows the page's text.
+      expect(error!.message).toContain("content type text/html, not an event stream");
+      expect(error!.message).toContain("baseURL");
+      expect(error!.message).toContain('"Please sign in to the proxy"');
+      // The same page would come back: no retry.
+      expect(ep.bodies).toHaveLength(1);
+    } finally {
+      await agent.close();
+      await ep.close();
+    }
+  });
+
+  it("shows no more of an unexpected page than a short redacted excerpt of its start", async () => {
+    process.env.OAI_WIRE_PAGE_KEY = "sk-wirepagekey0123456789abcdef";
+    const page: Answer = (res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      // The key echoed near the start, a long page, and a marker far past the excerpt.
+      res.end(`<html><head><style>body { color: red }</style></head><body>Signed in as ${process.env.OAI_WIRE_PAGE_KEY} ${"filler ".repeat(2000)} FAR-PAST-THE-EXCERPT</body></html>`);
+    };
+    const ep = await endpoint([page]);
+    const agent = createAgent(driver(ep.baseURL, { apiKeyEnv: "OAI_WIRE_PAGE_KEY" }), { workspace });
+    try {
+      const error = await agent.run("hi").then(() => undefined, (e: unknown) => e as Error);
       expect(error).toMatchObject({ code: "protocol_error" });
-      expect(ep.bodies.length).toBeLessThanOrEqual(2);
+      expect(error!.message).toContain("Signed in as");
+      expect(error!.message).not.toContain("wirepagekey");
+      expect(error!.message).not.toContain("color: red");
+      expect(error!.message).not.toContain("FAR-PAST-THE-EXCERPT");
+      expect(error!.message.length).toBeLessThan(500);
+      expect(String((error as { cause?: unknown }).cause)).not.toContain("wirepagekey");
+    } finally {
+      delete process.env.OAI_WIRE_PAGE_KEY;
+      await agent.close();
+      await ep.close();
+    }
+  });
+
+  it("names a whole JSON answer (a server ignoring stream: true) as not an event stream, on both APIs", async () => {
+    const whole: Answer = (res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ id: "c1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "all at once" }, finish_reason: "stop" }] }));
+    };
+    for (const api of ["chat", "responses"] as const) {
+      const ep = await endpoint([whole]);
+      const agent = createAgent(driver(ep.baseURL, { api }), { workspace });
+      try {
+        const error = await agent.run("hi").then(() => undefined, (e: unknown) => e as Error);
+        expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+        expect(error!.message).toContain("content type application/json, not an event stream");
+        expect(ep.bodies).toHaveLength(1);
+      } finally {
+        await agent.close();
+        await ep.close();
+      }
+    }
+  });
+
+  it("says a body without a content type and without a single event held none, without a retry", async () => {
+    const bare: Answer = (res) => {
+      res.removeHeader("content-type");
+      res.writeHead(200);
+      res.end("just some text\n\nand more\n\n");
+    };
+    const ep = await endpoint([bare]);
+    const agent = createAgent(driver(ep.baseURL), { workspace });
+    try {
+      const error = await agent.run("hi").then(() => undefined, (e: unknown) => e as Error);
+      expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+      expect(error!.message).toContain("no content type, not an event stream");
+      expect(ep.bodies).toHaveLength(1);
+    } finally {
+      await agent.close();
+      await ep.close();
+    }
+  });
+
+  it("retries an event stream that ends before its first event (a cut stream), and says so", async () => {
+    const empty: Answer = (res) => sse(res, ": keep-alive comment only\n\n");
+    const ep = await endpoint([empty, text("second time")]);
+    const agent = createAgent(driver(ep.baseURL), { workspace });
+    try {
+      const stream = agent.stream("hi");
+      const events = await collect(stream);
+      expect((await stream.result).text).toBe("second time");
+      const retry = events.find((e) => e.type === "notice" && e.code === "provider_retry");
+      expect(retry).toMatchObject({ message: expect.stringContaining("ended before its first event") });
+      expect(ep.bodies).toHaveLength(2);
     } finally {
       await agent.close();
       await ep.close();

@@ -5,6 +5,7 @@
  */
 import { AdaptorError, AuthRequiredError, ProviderError, type DeliveryPhase, type ErrorCode } from "../../errors/index.js";
 import { redactThenClip } from "../../redact/clip.js";
+import { EXCERPT_CHARS, UnexpectedAnswerError } from "./wire/answer-type.js";
 
 /** The retry-after a server asked for, in ms, when it asked (`retry-after-ms` or `retry-after` seconds). */
 export function retryAfterMs(error: unknown): number | undefined {
@@ -49,6 +50,7 @@ function messageOf(error: unknown, redact: (text: string) => string): string {
  */
 export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: string | undefined, redact: (text: string) => string): AdaptorError {
   if (AdaptorError.is(error)) return error;
+  if (error instanceof UnexpectedAnswerError) return unexpectedAnswer(error, phase, redact);
   const message = `the model request failed: ${messageOf(error, redact)}`;
   if (isConnectionError(error)) return new ProviderError(`the endpoint could not be reached: ${messageOf(error, redact)}`, { code: "provider_unreachable", retryable: true, phase, cause: error });
   const status = statusOf(error);
@@ -72,4 +74,14 @@ export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: 
     default:
       return new ProviderError(message, options("provider_error", isRetryable(error)));
   }
+}
+
+/**
+ * A 200 that is not an event stream: a wrong baseURL (a web UI) or a proxy's page. Sending it
+ * again gets the same page, so it is not retried; the message names what came back.
+ */
+function unexpectedAnswer(error: UnexpectedAnswerError, phase: DeliveryPhase, redact: (text: string) => string): ProviderError {
+  const excerpt = error.excerpt === "" ? "" : `: "${redactThenClip(error.excerpt, redact, EXCERPT_CHARS)}"`;
+  const hint = "; check that baseURL is the API's base (e.g. http://host:port/v1), not a web page or a proxy's sign-in page";
+  return new ProviderError(`the model request failed: ${error.message}${hint}${excerpt}`, { code: "protocol_error", retryable: false, phase, cause: error });
 }

@@ -9,6 +9,7 @@ import { ProviderError } from "../../../errors/index.js";
 import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conversation.js";
 import { dataUrl, distinctCallIds, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
 import { readEventStream } from "./event-stream.js";
+import { expectEventStream, noEvents } from "./answer-type.js";
 
 function contentPart(part: ContentPart): ChatCompletionContentPart {
   if (part.type === "text") return { type: "text", text: part.text };
@@ -142,8 +143,14 @@ export const chatApi: WireApi = {
   name: "chat",
   async stream(client, request, sink, signal) {
     const response = await client.chat.completions.create(chatParams(request), { signal }).asResponse();
+    await expectEventStream(response);
     const answer = new ChatAnswer();
-    await readEventStream(response, client, (payload) => answer.take(payload as ChatCompletionChunk, sink));
+    let events = 0;
+    await readEventStream(response, client, (payload) => {
+      events++;
+      return answer.take(payload as ChatCompletionChunk, sink);
+    });
+    if (events === 0) throw noEvents(response);
     if (answer.finishReason === undefined && answer.usage === undefined) throw new ProviderError("the model's stream ended without a finish reason", { code: "protocol_error", retryable: true });
     return answer.answer(++requests);
   },

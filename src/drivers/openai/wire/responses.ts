@@ -9,6 +9,7 @@ import type { ContentPart, ConversationMessage, ToolCallRecord } from "../conver
 import { ProviderError } from "../../../errors/index.js";
 import { dataUrl, distinctCallIds, omittedMedia, type DeltaSink, type ModelAnswer, type ModelRequest, type RequestUsage, type ToolSpec, type WireApi, requestUsage } from "./types.js";
 import { readEventStream } from "./event-stream.js";
+import { expectEventStream, noEvents } from "./answer-type.js";
 
 function inputContent(part: ContentPart): ResponseInputContent {
   if (part.type === "text") return { type: "input_text", text: part.text };
@@ -138,8 +139,14 @@ export const responsesApi: WireApi = {
   name: "responses",
   async stream(client, request, sink, signal) {
     const response = await client.responses.create(responsesParams(request), { signal }).asResponse();
+    await expectEventStream(response);
     const answer = new ResponsesAnswer();
-    await readEventStream(response, client, (payload) => answer.take(payload as ResponseStreamEvent, sink));
+    let events = 0;
+    await readEventStream(response, client, (payload) => {
+      events++;
+      return answer.take(payload as ResponseStreamEvent, sink);
+    });
+    if (events === 0) throw noEvents(response);
     if (answer.finishReason === undefined) throw new ProviderError("the model's stream ended before response.completed", { code: "protocol_error", retryable: true });
     return answer.answer();
   },
