@@ -4,6 +4,7 @@
  * echoes. Each is a typed error naming the field, before anything is sent where it can be, and
  * the key appears nowhere.
  */
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -75,4 +76,73 @@ describe("openai() configured wrong", () => {
       }
     });
   }
+});
+
+describe("inspect() of openai() as a host meets it", () => {
+  it("reports a named but unset key variable truthfully and sends no model listing without it", async () => {
+    server = await startModelServer({ script: { turns: [{ reply: { text: "never" } }] } });
+    delete process.env.OAI_SCN_INSPECT_UNSET;
+    const agent = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", apiKeyEnv: "OAI_SCN_INSPECT_UNSET", stateDir: join(tmp.root, "inspect-unset") }), { workspace: tmp.dir() });
+    try {
+      const inspection = await agent.inspect();
+      for (const panel of [inspection.models, inspection.auth]) {
+        expect(panel).toMatchObject({ status: "unavailable", reason: { code: "auth_required", message: expect.stringContaining("OAI_SCN_INSPECT_UNSET is not set") } });
+        expect(panel.value).toBeUndefined();
+      }
+      expect(server.requests).toHaveLength(0);
+      // An empty variable is no key either.
+      process.env.OAI_SCN_INSPECT_UNSET = "";
+      expect((await agent.inspect()).models).toMatchObject({ status: "unavailable", reason: { code: "auth_required" } });
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      delete process.env.OAI_SCN_INSPECT_UNSET;
+      await agent.close();
+    }
+  });
+
+  it("lists models with the key when it is set, and sends no Authorization header when no key is configured", async () => {
+    server = await startModelServer({ script: { turns: [{ reply: { text: "keyless answer" } }] } });
+    process.env.OAI_SCN_INSPECT_KEY = "sk-scn-inspect-key-0123456789";
+    const keyed = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", apiKeyEnv: "OAI_SCN_INSPECT_KEY", stateDir: join(tmp.root, "inspect-keyed") }), { workspace: tmp.dir() });
+    const keyless = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(tmp.root, "inspect-keyless") }), { workspace: tmp.dir() });
+    try {
+      const withKey = await keyed.inspect();
+      expect(withKey.models.status).toBe("observed");
+      expect(withKey.auth).toMatchObject({ status: "observed", value: { signedIn: true, method: "api_key" } });
+      expect(server.requests.at(-1)!.headers.authorization).toBeDefined();
+
+      const without = await keyless.inspect();
+      expect(without.models).toMatchObject({ status: "observed", value: expect.arrayContaining([expect.objectContaining({ id: "scripted-model", isDefault: true })]) });
+      expect(without.auth).toMatchObject({ status: "observed", value: { signedIn: false, required: false } });
+      // The client package's version is observed (it exports ./version, not ./package.json).
+      expect(without.environment).toMatchObject({ status: "observed", value: { version: expect.stringMatching(/^\d+\.\d+\.\d+/) } });
+      expect((await keyless.run("hi")).text).toBe("keyless answer");
+      const keylessRequests = server.requests.slice(1);
+      expect(keylessRequests.length).toBeGreaterThanOrEqual(2);
+      for (const request of keylessRequests) expect(request.headers.authorization).toBeUndefined();
+    } finally {
+      delete process.env.OAI_SCN_INSPECT_KEY;
+      await keyed.close();
+      await keyless.close();
+    }
+  });
+
+  it("reports a web page answering GET /models as not JSON, never as an empty model list", async () => {
+    const http = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><html><body><h1>Open WebUI</h1></body></html>");
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const { port } = http.address() as { port: number };
+    const agent = createAgent(openai({ baseURL: `http://127.0.0.1:${port}`, model: "m", stateDir: join(tmp.root, "inspect-html") }), { workspace: tmp.dir() });
+    try {
+      const inspection = await agent.inspect();
+      expect(inspection.models).toMatchObject({ status: "unavailable", reason: { code: "malformed_response", message: expect.stringContaining("content type text/html, not JSON") } });
+      expect(inspection.auth).toMatchObject({ status: "unavailable", reason: { code: "malformed_response" } });
+    } finally {
+      await agent.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  });
 });

@@ -42,10 +42,11 @@ export async function loadOpenAI(importer: OpenAIImporter = defaultImporter): Pr
 export function createClient(OpenAIClass: OpenAIClass, config: ResolvedOpenAIConfig, apiKey: string | undefined): OpenAIClient {
   return new OpenAIClass({
     baseURL: config.baseURL,
-    // The client refuses to start without a key; a keyless local server ignores the placeholder.
+    // The client refuses to start without a key: it gets a placeholder, and its Authorization
+    // header is removed (no key configured means none is sent; a header of the config's wins).
     apiKey: apiKey ?? "no-key",
     maxRetries: 0,
     timeout: config.requestTimeoutMs,
-    defaultHeaders: { ...config.headers },
+    defaultHeaders: { ...(apiKey === undefined ? { Authorization: null } : {}), ...config.headers },
   });
 }
