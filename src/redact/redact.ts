@@ -176,6 +176,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   // For streamed text (see streamCutIndex): case-insensitive, as `combined` matches literals.
   let literalAny: RegExp | undefined;
   let longest = 0;
+  // Short strings redacted for the current secrets and placeholders: the keys and tags of event
+  // payloads (`input_tokens`, `usage.observed`, `openai`) come back in every value redacted.
+  const shortCache = new Map<string, string>();
 
   const add = (value: string, min: number): void => {
     if (typeof value !== "string" || value.length < min) return;
@@ -201,6 +204,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
 
   const compile = (): void => {
+    shortCache.clear();
     const lit = literalSource();
     longest = 0;
     for (const literal of literals) longest = Math.max(longest, literal.length);
@@ -241,7 +245,19 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return out;
   };
 
-  const redactValue = <T>(v: T): T => copyRedacted(v, redactText, new WeakMap()) as T;
+  const redactShort = (s: string): string => {
+    if (s.length > SHORT_TEXT_LENGTH) return redactText(s);
+    if (combined === undefined) compile();
+    let out = shortCache.get(s);
+    if (out === undefined) {
+      out = redactText(s);
+      if (shortCache.size >= SHORT_TEXTS_CACHED) shortCache.clear();
+      shortCache.set(s, out);
+    }
+    return out;
+  };
+
+  const redactValue = <T>(v: T): T => copyRedacted(v, redactShort, new WeakMap()) as T;
 
   const redactLiterals = (s: string): string => {
     if (typeof s !== "string" || s.length === 0) return s;
@@ -260,6 +276,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     redactValue,
   };
   literalRedactors.set(redactor, redactLiterals);
+  shortRedactors.set(redactor, redactShort);
   forgetters.set(redactor, (value) => {
     if (!literals.delete(value)) return;
     combined = undefined;
@@ -277,6 +294,14 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   });
   return redactor;
 }
+
+/** Strings up to this length are redacted once per redactor state (see `redactShort`). */
+const SHORT_TEXT_LENGTH = 64;
+/** The short-text cache is emptied when it reaches this many entries (unique short values churn it). */
+const SHORT_TEXTS_CACHED = 1024;
+
+/** How each redactor made by {@link createRedactor} redacts a short string through its cache. */
+const shortRedactors = new WeakMap<Redactor, (s: string) => string>();
 
 /** How a text stream is cut so that no registered literal of a redactor is split by the cut. */
 interface StreamCut {
@@ -361,10 +386,15 @@ export function withPlaceholders(base: Redactor, placeholders: ReadonlyMap<strin
     const replaced = pattern === undefined ? s : s.replace(pattern, (...groups: unknown[]) => entries[groups.slice(1, entries.length + 1).findIndex((g) => g !== undefined)]![1]);
     return base.redactText(replaced);
   };
+  // A string none of the placeholders occurs in is redacted as `base` redacts it, through its cache.
+  const baseShort = shortRedactors.get(base);
+  const anywhere = pattern === undefined ? undefined : new RegExp(pattern.source);
+  const redactValueText =
+    baseShort === undefined ? redactText : (s: string): string => (anywhere !== undefined && anywhere.test(s) ? redactText(s) : baseShort(s));
   const redactor: Redactor = {
     addSecret: (value: string) => base.addSecret(value),
     redactText,
-    redactValue: <T>(v: T): T => copyRedacted(v, redactText, new WeakMap()) as T,
+    redactValue: <T>(v: T): T => copyRedacted(v, redactValueText, new WeakMap()) as T,
   };
   const placeholderLongest = entries.reduce((n, [literal]) => Math.max(n, literal.length), 0);
   const anyPlaceholder = pattern === undefined ? undefined : new RegExp(pattern.source, "g");
@@ -394,6 +424,10 @@ function copyRedacted(v: unknown, text: (s: string) => string, seen: WeakMap<obj
   if (typeof v !== "object" || v === null) return v;
   const prior = seen.get(v);
   if (prior !== undefined) return prior;
+  // Plain objects are most of what is redacted (every event payload): copied as plain fields,
+  // without the general path's defineProperty per key, which leaves V8 a slow dictionary object.
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto === Object.prototype || proto === null) return copyPlainObject(v as Record<string, unknown>, proto === null, text, seen);
 
   if (Array.isArray(v)) {
     const out: unknown[] = [];
@@ -445,6 +479,27 @@ function copyRedacted(v: unknown, text: (s: string) => string, seen: WeakMap<obj
       enumerable: true,
       configurable: true,
     });
+  }
+  return out;
+}
+
+/** {@link copyRedacted} of a plain object: its own enumerable string keys, then its symbols. */
+function copyPlainObject(v: Record<string, unknown>, nullProto: boolean, text: (s: string) => string, seen: WeakMap<object, unknown>): object {
+  const out: Record<string, unknown> = nullProto ? (Object.create(null) as Record<string, unknown>) : {};
+  seen.set(v, out);
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const val = v[key];
+    const copied = isSecretKey(key) ? maskSecretValue(val) : copyRedacted(val, text, seen);
+    const safeKey = text(key);
+    // A JSON key named "__proto__" must stay a plain field, not set the copy's prototype.
+    if (safeKey === "__proto__") Object.defineProperty(out, safeKey, { value: copied, writable: true, enumerable: true, configurable: true });
+    else out[safeKey] = copied;
+  }
+  for (const symbol of Object.getOwnPropertySymbols(v)) {
+    if (!Object.prototype.propertyIsEnumerable.call(v, symbol)) continue;
+    (out as Record<symbol, unknown>)[symbol] = copyRedacted((v as Record<symbol, unknown>)[symbol], text, seen);
   }
   return out;
 }

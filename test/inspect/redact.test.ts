@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 import { AdaptorError, ProtocolError } from "../../src/errors/index.js";
-import { createRedactor, isSecretEnvName, isSecretKey, REDACTED, redactText, redactValue, secretEnvValues } from "../../src/redact/redact.js";
+import { createRedactor, forgetSecret, isSecretEnvName, isSecretKey, REDACTED, redactText, redactValue, secretEnvValues, withPlaceholders } from "../../src/redact/redact.js";
 
 // The process-wide redactor reads process.env on first use; test files run in separate processes.
 process.env.REDACT_TEST_SERVICE_API_KEY = "env-held-secret-value";
@@ -171,6 +171,38 @@ describe("redactValue", () => {
     const out = createRedactor().redactValue(parsed);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.prototype.hasOwnProperty.call(out, "__proto__")).toBe(true);
+  });
+
+  it("keeps a null prototype and enumerable symbol keys, redacting a secret written in a key", () => {
+    const r = createRedactor({ secrets: ["key-secret"] });
+    const tag = Symbol("tag");
+    const input = Object.assign(Object.create(null) as Record<string | symbol, unknown>, { "x-key-secret": 1, plain: "key-secret" });
+    input[tag] = "key-secret";
+    Object.defineProperty(input, "hidden", { value: "key-secret", enumerable: false });
+    const out = r.redactValue(input);
+    expect(Object.getPrototypeOf(out)).toBeNull();
+    expect(Reflect.ownKeys(out)).toEqual([`x-${REDACTED}`, "plain", tag]);
+    expect(out.plain).toBe(REDACTED);
+    expect(out[tag]).toBe(REDACTED);
+  });
+
+  it("a short string redacted before a secret was registered is redacted with the secret after it", () => {
+    // Event keys and tags repeat in every value: their redaction is remembered until the secrets change.
+    const r = createRedactor();
+    const event = { type: "usage.observed", provider: "openai-acct-7731", nested: { "openai-acct-7731": "openai-acct-7731" } };
+    expect(r.redactValue(event)).toEqual(event);
+    r.addSecret("acct-7731");
+    expect(r.redactValue(event)).toEqual({ type: "usage.observed", provider: `openai-${REDACTED}`, nested: { [`openai-${REDACTED}`]: `openai-${REDACTED}` } });
+    forgetSecret(r, "acct-7731");
+    expect(r.redactValue(event)).toEqual(event);
+  });
+
+  it("a run's placeholders apply to short strings, and secrets registered later through it apply to them too", () => {
+    const base = createRedactor();
+    const run = withPlaceholders(base, new Map([["/tmp/in/a.txt", "<input:a>"]]));
+    expect(base.redactValue({ path: "/tmp/in/a.txt", note: "code-4471" })).toEqual({ path: "/tmp/in/a.txt", note: "code-4471" });
+    run.addSecret("code-4471");
+    expect(run.redactValue({ path: "/tmp/in/a.txt", note: "code-4471", "/tmp/in/a.txt": 1 })).toEqual({ path: "<input:a>", note: REDACTED, "<input:a>": 1 });
   });
 
   it("classifies object keys", () => {
