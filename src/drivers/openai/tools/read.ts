@@ -1,13 +1,13 @@
 /** `read`: a text file's lines, numbered, by range, bounded. */
 import { constants, createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import { z } from "zod";
 
 import { field, failure, parseArgs } from "./args.js";
 import { confine, workspaceRoot } from "./confine.js";
 import { looksBinary, reason } from "./files.js";
-import { redactThenClip } from "../../../redact/clip.js";
+import { CLIP_SCAN_MARGIN } from "../../../redact/clip.js";
+import { LineSplitter, type LineHead } from "./line-splitter.js";
 import type { BuiltinTool, ToolOutcome, ToolRunContext } from "./types.js";
 
 /** Lines returned when the call gives no `limit`. */
@@ -16,6 +16,8 @@ export const DEFAULT_READ_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
 /** Bytes of numbered text one call returns at most. */
 export const MAX_READ_BYTES = 256 * 1024;
+/** Bytes read from the file at a time. */
+const READ_CHUNK_BYTES = 256 * 1024;
 
 const schema = z.object({
   path: z.string().min(1),
@@ -85,9 +87,20 @@ async function checkReadable(path: string, display: string): Promise<ToolOutcome
   }
 }
 
+/**
+ * Bytes of a line's head kept: enough for `chars` characters (a UTF-16 unit is at most 3 bytes of
+ * UTF-8) and a character cut at the end, which then lies past them.
+ */
+function headBytesFor(chars: number): number {
+  return chars * 3 + 4;
+}
+
 async function numberedLines(path: string, display: string, offset: number, limit: number, signal: AbortSignal, redact?: (text: string) => string): Promise<ToolOutcome> {
-  const stream = createReadStream(path, { encoding: "utf8", signal });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  // The redacted copy is cut from a longer head: a secret crossing the cut must be whole to be found.
+  const keepChars = redact === undefined ? MAX_LINE_CHARS + 1 : MAX_LINE_CHARS + CLIP_SCAN_MARGIN;
+  const keepBytes = headBytesFor(keepChars);
+  const splitter = new LineSplitter(offset === 1 ? keepBytes : 0);
+  const stream = createReadStream(path, { signal, highWaterMark: READ_CHUNK_BYTES });
   const out: string[] = [];
   // The lines for events, made only once a line is cut: each cut one redacted before its cut.
   let published: string[] | undefined;
@@ -95,30 +108,49 @@ async function numberedLines(path: string, display: string, offset: number, limi
   let lineNumber = 0;
   let stoppedAt: number | undefined;
   let byteCapped = false;
-  try {
-    for await (const line of lines) {
-      lineNumber += 1;
-      if (lineNumber < offset) continue;
-      if (out.length >= limit) {
-        stoppedAt = lineNumber;
-        break;
-      }
-      const cut = line.length > MAX_LINE_CHARS;
-      const note = `… [line cut: ${line.length} characters]`;
-      const prefix = `${String(lineNumber).padStart(6)}\t`;
-      const numbered = `${prefix}${cut ? `${line.slice(0, MAX_LINE_CHARS)}${note}` : line}`;
-      bytes += Buffer.byteLength(numbered) + 1;
-      if (bytes > MAX_READ_BYTES && out.length > 0) {
-        stoppedAt = lineNumber;
-        byteCapped = true;
-        break;
-      }
-      if (cut && redact !== undefined) published ??= [...out];
-      published?.push(cut && redact !== undefined ? `${prefix}${redactThenClip(line, redact, MAX_LINE_CHARS, "")}${note}` : numbered);
-      out.push(numbered);
+  /** Lines shown up to the limit: what is left to learn is whether another line follows. */
+  let full = false;
+  const take = (line: LineHead): boolean => {
+    lineNumber += 1;
+    // The next line's head is kept only when it is one to show.
+    splitter.keepBytes = lineNumber + 1 >= offset && out.length + (lineNumber >= offset ? 1 : 0) < limit ? keepBytes : 0;
+    if (lineNumber < offset) return false;
+    if (out.length >= limit) {
+      stoppedAt = lineNumber;
+      return true;
     }
+    const cut = !line.whole || line.head.length > MAX_LINE_CHARS;
+    const note = `… [line cut at ${MAX_LINE_CHARS} characters: the line is ${line.bytes} bytes]`;
+    const prefix = `${String(lineNumber).padStart(6)}\t`;
+    const numbered = `${prefix}${cut ? `${line.head.slice(0, MAX_LINE_CHARS)}${note}` : line.head}`;
+    bytes += Buffer.byteLength(numbered) + 1;
+    if (bytes > MAX_READ_BYTES && out.length > 0) {
+      stoppedAt = lineNumber;
+      byteCapped = true;
+      return true;
+    }
+    if (cut && redact !== undefined) published ??= [...out];
+    published?.push(cut && redact !== undefined ? `${prefix}${redactedHead(line, redact)}${note}` : numbered);
+    out.push(numbered);
+    full = out.length >= limit;
+    return false;
+  };
+  let stopped = false;
+  try {
+    for await (const chunk of stream) {
+      if (splitter.push(chunk as Buffer, take)) {
+        stopped = true;
+        break;
+      }
+      // A line after the last one shown has begun: it need not be read to its end.
+      if (full && splitter.started) {
+        stoppedAt = lineNumber + 1;
+        stopped = true;
+        break;
+      }
+    }
+    if (!stopped) splitter.end(take);
   } finally {
-    lines.close();
     stream.destroy();
   }
   if (lineNumber === 0) return { output: `${display} is empty`, isError: false };
@@ -127,4 +159,15 @@ async function numberedLines(path: string, display: string, offset: number, limi
   const outcome: ToolOutcome = { output: `${out.join("\n")}${tail}`, isError: false };
   if (published !== undefined) outcome.published = `${published.join("\n")}${tail}`;
   return outcome;
+}
+
+/**
+ * A cut line's shown part, redacted. Only its head was read: when the head ends before the line
+ * does and redaction shrank it, a secret cut at the head's end could move into the shown part,
+ * so the head's last half-margin (longer than any secret) is not shown then.
+ */
+function redactedHead(line: LineHead, redact: (text: string) => string): string {
+  const redacted = redact(line.head);
+  const safe = line.whole || redacted.length >= MAX_LINE_CHARS + CLIP_SCAN_MARGIN / 2 ? redacted : redacted.slice(0, Math.max(0, redacted.length - CLIP_SCAN_MARGIN / 2));
+  return safe.slice(0, MAX_LINE_CHARS);
 }

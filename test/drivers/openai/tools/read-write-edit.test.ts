@@ -31,7 +31,7 @@ describe("read", () => {
     expect(out.output).toContain(`read again with offset=${DEFAULT_READ_LINES + 1}`);
     await writeFile(join(workspace, "wide.txt"), "x".repeat(MAX_LINE_CHARS + 10));
     const wide = await call(readTool, workspace, { path: "wide.txt" });
-    expect(wide.output).toContain(`[line cut: ${MAX_LINE_CHARS + 10} characters]`);
+    expect(wide.output).toContain(`… [line cut at ${MAX_LINE_CHARS} characters: the line is ${MAX_LINE_CHARS + 10} bytes]`);
   });
 
   it("reports errors the model can act on", async () => {
