@@ -10,6 +10,8 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { AuthRequiredError, ConfigError, createAgent, type AgentEvent } from "../../src/index.js";
 import { openai } from "../../src/drivers/openai/index.js";
+import { BUILTIN_TOOL_NAMES } from "../../src/drivers/openai/config.js";
+import { builtinTools } from "../../src/drivers/openai/tools/index.js";
 import { startModelServer, type ModelServer } from "../../src/testing/model-server/index.js";
 import { scratch } from "./helpers.js";
 
@@ -37,6 +39,28 @@ describe("openai() configured wrong", () => {
     expect(() => openai({ baseURL: "http://127.0.0.1:8080/responses-gateway/v1" })).not.toThrow();
     expect(() => openai({ baseURL: "http://127.0.0.1:8080/v1", api: "completions" as never })).toThrow(/api/);
     expect(() => openai({ baseURL: "http://127.0.0.1:8080/v1", apiKeyEnv: "sk-live-looks-like-a-key" })).toThrow(/apiKeyEnv/);
+  });
+
+  it("refuses, naming the field and never the value, what would fail every request later", () => {
+    const base = "http://127.0.0.1:8080/v1";
+    // fetch refuses credentials in a URL: each request failed as a retried "Connection error".
+    expect(() => openai({ baseURL: "http://user:hunter2secret@127.0.0.1:8080/v1" })).toThrow(/baseURL: expected no credentials/);
+    expect(() => openai({ baseURL: "http://user:hunter2secret@127.0.0.1:8080/v1" })).not.toThrow(/hunter2secret/);
+    // A query ended up before the appended operation (POST /v1?api-version=1/chat/completions).
+    expect(() => openai({ baseURL: `${base}?api-version=2024-06-01` })).toThrow(/baseURL: expected no query or fragment/);
+    expect(() => openai({ baseURL: `${base}#x` })).toThrow(ConfigError);
+    // A header value with a line break failed each run after delivery with a provider_error.
+    for (const value of ["tok\nsecretpart", "tok\r\nX-Evil: 1", "tok\0"]) {
+      expect(() => openai({ baseURL: base, headers: { "X-Token": value } })).toThrow(/headers\.X-Token: expected a header value without line breaks/);
+      expect(() => openai({ baseURL: base, headers: { "X-Token": value } })).not.toThrow(/secretpart|X-Evil/);
+    }
+    // A misspelt tool name left that tool out without a word.
+    expect(() => openai({ baseURL: base, tools: { only: ["raed", "grep"] } })).toThrow(/tools\.only\[0\]: expected one of .*"read"/);
+    expect(() => openai({ baseURL: base, tools: { only: ["read", "grep", "task"] } })).not.toThrow();
+  });
+
+  it("takes in tools.only exactly the names of the built-in tools and task", () => {
+    expect([...BUILTIN_TOOL_NAMES].sort()).toEqual([...builtinTools().map((tool) => tool.name), "task"].sort());
   });
 
   it("fails a run whose key variable is unset with AuthRequiredError naming it, sending nothing", async () => {

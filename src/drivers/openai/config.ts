@@ -79,9 +79,12 @@ export interface OpenAIConfig {
   tools?: OpenAIToolsConfig;
 }
 
+/** The names `tools.only` takes: the built-in tools and `task` (a name it does not know would leave a tool out unnoticed). */
+export const BUILTIN_TOOL_NAMES = ["read", "write", "edit", "list", "glob", "grep", "bash", "task"] as const;
+
 const toolsSchema = z.strictObject({
   builtin: z.boolean().optional(),
-  only: z.array(nonEmptyString).optional(),
+  only: z.array(z.enum(BUILTIN_TOOL_NAMES)).optional(),
   bash: z.strictObject({ timeoutMs: z.number().int().positive().optional(), outputCapBytes: z.number().int().positive().optional() }).optional(),
   grep: z.strictObject({ ripgrep: z.boolean().optional() }).optional(),
 } satisfies Record<keyof OpenAIToolsConfig, z.ZodType>);
@@ -93,13 +96,22 @@ const toolsSchema = z.strictObject({
  */
 const OPERATION_PATH = /\/(?:chat\/completions|completions|responses|models)\/*$/;
 
+/** Whether `value` parses as a URL that satisfies `test` (one that does not parse is httpUrl's to report). */
+const urlWhere = (test: (url: URL) => boolean) => (value: string) => !URL.canParse(value) || test(new URL(value));
+
 const configSchema = z.strictObject({
-  baseURL: httpUrl.refine((value) => !URL.canParse(value) || !OPERATION_PATH.test(new URL(value).pathname), "expected the endpoint's base (e.g. http://127.0.0.1:8080/v1), without /chat/completions, /responses or /models"),
+  baseURL: httpUrl
+    .refine(urlWhere((url) => !OPERATION_PATH.test(url.pathname)), "expected the endpoint's base (e.g. http://127.0.0.1:8080/v1), without /chat/completions, /responses or /models")
+    // fetch refuses a URL with credentials: every request would fail as a connection error, retried.
+    .refine(urlWhere((url) => url.username === "" && url.password === ""), "expected no credentials in the URL (pass the key with apiKeyEnv, or a header with headers)")
+    // The client appends the operation to the path: a query would end up before it.
+    .refine(urlWhere((url) => url.search === "" && url.hash === ""), "expected no query or fragment (the operation's path is appended to the base URL)"),
   apiKeyEnv: envName.optional(),
   api: z.enum(["chat", "responses"]).optional(),
   model: nonEmptyString.optional(),
   effort: nonEmptyString.optional(),
-  headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected a header name"), z.string()).optional(),
+  // A line break or NUL in a value fails every request at send (after delivery), not here.
+  headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected a header name"), z.string().regex(/^[^\r\n\0]*$/, "expected a header value without line breaks or NUL")).optional(),
   stateDir: z.string().refine(isAbsolute, "expected an absolute path").optional(),
   maxRetries: z.number().int().min(0).max(20).optional(),
   retryBaseDelayMs: z.number().min(0).optional(),
