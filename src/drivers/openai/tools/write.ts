@@ -36,6 +36,8 @@ async function runWrite(args: unknown, ctx: ToolRunContext): Promise<ToolOutcome
   const parsed = parseArgs("write", schema, args);
   if ("error" in parsed) return parsed.error;
   const { path, content } = parsed.value;
+  // "dir/" names a directory: resolved, it would have become a file named "dir".
+  if (path.endsWith("/")) return failure(`${path} ends with "/" and names a directory; give a file path`);
   const root = await workspaceRoot(ctx.workspace);
   if (typeof root !== "string") return failure(root.refused);
   const target = await confine(root, ctx.workspace, path);

@@ -82,6 +82,9 @@ describe("write", () => {
     expect((await call(writeTool, workspace, { path: "a" })).output).toMatch(/^invalid arguments for write: content:/);
     await writeFile(join(workspace, "file.txt"), "x");
     expect((await call(writeTool, workspace, { path: "file.txt/new.txt", content: "" })).output).toBe("cannot write file.txt/new.txt: a component of the path is not a directory");
+    // A path naming a directory that does not exist yet: no file "notes" is made in its place.
+    expect(await call(writeTool, workspace, { path: "notes/", content: "x" })).toEqual({ output: 'notes/ ends with "/" and names a directory; give a file path', isError: true });
+    expect(await readdir(workspace)).not.toContain("notes");
   });
 });
 
