@@ -151,6 +151,30 @@ describe("inspect() of openai() as a host meets it", () => {
     }
   });
 
+  it("never sends the host's OPENAI_ORG_ID or OPENAI_PROJECT_ID to the endpoint; headers still can", async () => {
+    server = await startModelServer({ script: { turns: [{ reply: { text: "a" } }, { reply: { text: "b" } }] } });
+    process.env.OPENAI_ORG_ID = "org-host-private";
+    process.env.OPENAI_PROJECT_ID = "proj-host-private";
+    const plain = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", stateDir: join(tmp.root, "org-plain") }), { workspace: tmp.dir() });
+    const explicit = createAgent(openai({ baseURL: `${server.url}/v1`, model: "scripted-model", headers: { "OpenAI-Organization": "org-chosen" }, stateDir: join(tmp.root, "org-explicit") }), { workspace: tmp.dir() });
+    try {
+      await plain.run("hi");
+      await plain.inspect();
+      for (const request of server.requests) {
+        expect(request.headers["openai-organization"]).toBeUndefined();
+        expect(request.headers["openai-project"]).toBeUndefined();
+      }
+      const before = server.requests.length;
+      await explicit.run("hi");
+      expect(server.requests.slice(before).map((r) => r.headers["openai-organization"])).toContain("org-chosen");
+    } finally {
+      delete process.env.OPENAI_ORG_ID;
+      delete process.env.OPENAI_PROJECT_ID;
+      await plain.close();
+      await explicit.close();
+    }
+  });
+
   it("reports a web page answering GET /models as not JSON, never as an empty model list", async () => {
     const http = createServer((req, res) => {
       req.resume();

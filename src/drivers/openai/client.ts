@@ -45,6 +45,11 @@ export function createClient(OpenAIClass: OpenAIClass, config: ResolvedOpenAICon
     // The client refuses to start without a key: it gets a placeholder, and its Authorization
     // header is removed (no key configured means none is sent; a header of the config's wins).
     apiKey: apiKey ?? "no-key",
+    // Not read from the host's OPENAI_ORG_ID / OPENAI_PROJECT_ID: they were sent as OpenAI-Organization
+    // and OpenAI-Project to whatever endpoint baseURL names (`headers` can send them on purpose).
+    organization: null,
+    project: null,
+    webhookSecret: null,
     maxRetries: 0,
     timeout: config.requestTimeoutMs,
     defaultHeaders: { ...(apiKey === undefined ? { Authorization: null } : {}), ...config.headers },
