@@ -136,6 +136,7 @@ export class RunStreamImpl implements RunStream {
    */
   async drain(): Promise<void> {
     this.#claimIteration();
+    this.#timeline.eventsUnread();
     const buffer = this.#timeline.buffer;
     for (;;) {
       while (buffer.tryShift() !== undefined) {

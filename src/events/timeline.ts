@@ -52,6 +52,11 @@ export class RunTimeline {
   /** The transcript's trailing delta entry and its merged text, while deltas still merge into it. */
   #openDelta: { entry: { type: string; itemId: string; text: string }; text: TextAccumulator } | undefined;
   readonly #observer: RunEventObserver | undefined;
+  /**
+   * Whether a host may hold the published event objects (it reads the buffer): the transcript
+   * then keeps copies, as the host may mutate what it receives. `run()` drops them unread.
+   */
+  #eventsReachHost = true;
   /** Read once: the delta path is the hot one. */
   readonly #observeDeltas: boolean;
 
@@ -125,6 +130,15 @@ export class RunTimeline {
     return this.#transcript.map((event) => copyWireData(event));
   }
 
+  /**
+   * From now on the buffer's events are dropped unread (`run()` drains the stream): the transcript
+   * keeps the published events themselves, not copies. The terminal is still copied: its result's
+   * objects are shared with the `Result` the host receives.
+   */
+  eventsUnread(): void {
+    this.#eventsReachHost = false;
+  }
+
   /** The consumer is gone: drop queued events and unblock the producer. */
   discard(): void {
     this.buffer.discard();
@@ -176,7 +190,7 @@ export class RunTimeline {
     }
     this.#closeDelta();
     // A private copy: the host may mutate the event object it receives (stamped events are wire data).
-    this.#transcript.push(copyWireData(event));
+    this.#transcript.push(this.#eventsReachHost ? copyWireData(event) : event);
     if (this.#observer !== undefined) this.#notify(event);
   }
 
