@@ -209,6 +209,26 @@ describe("openai driver against a misbehaving chat endpoint", () => {
     }
   });
 
+  it("reads events a server labels text/plain, and names that type when such a body held none", async () => {
+    const labelled = (events: string[]): Answer => (res) => {
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+      for (const e of events) res.write(e);
+      res.end();
+    };
+    const ep = await endpoint([labelled([chunk({ role: "assistant", content: "plain label" }), finish("stop"), "data: [DONE]\n\n"]), labelled(["Service starting, try again\n"])]);
+    const agent = createAgent(driver(ep.baseURL), { workspace });
+    try {
+      expect((await agent.run("hi")).text).toBe("plain label");
+      const error = await agent.run("again").then(() => undefined, (e: unknown) => e as Error);
+      expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+      expect(error!.message).toContain("content type text/plain, not an event stream");
+      expect(ep.bodies).toHaveLength(2);
+    } finally {
+      await agent.close();
+      await ep.close();
+    }
+  });
+
   it("retries an event stream that ends before its first event (a cut stream), and says so", async () => {
     const empty: Answer = (res) => sse(res, ": keep-alive comment only\n\n");
     const ep = await endpoint([empty, text("second time")]);

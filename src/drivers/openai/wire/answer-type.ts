@@ -76,14 +76,17 @@ async function bodyStart(response: Response): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
+/** Content types that are a document, never an event stream: HTML, JSON, XML. */
+const DOCUMENT_TYPE = /^\s*(text\/html|[\w.+-]+\/(?:[\w.-]+\+)?(?:json|xml))\s*(;|$)/i;
+
 /**
- * Refuses a streamed request's answer that is declared as something other than an event stream
- * (reading a little of it for the error). An answer without a content type is read as a stream:
- * {@link noEvents} then says so if it held none.
+ * Refuses a streamed request's answer declared as a document (HTML, JSON, XML), reading a little
+ * of it for the error. Any other type, or none, is read as a stream (a server may label its
+ * events text/plain): {@link noEvents} then says what it was if it held no events.
  */
 export async function expectEventStream(response: Response): Promise<void> {
   const contentType = response.headers.get("content-type") ?? undefined;
-  if (contentType === undefined || /^\s*text\/event-stream\b/i.test(contentType)) return;
+  if (contentType === undefined || !DOCUMENT_TYPE.test(contentType)) return;
   throw new UnexpectedAnswerError(contentType, "an event stream", excerptOf(await bodyStart(response)));
 }
 
