@@ -175,6 +175,33 @@ describe("inspect() of openai() as a host meets it", () => {
     }
   });
 
+  it("says why the model listing failed, the key and header values redacted", async () => {
+    const key = "sk-scn-listing-key-4f1e2d3c";
+    const header = "hdr-scn-listing-value-9a8b";
+    process.env.OAI_SCN_LISTING_KEY = key;
+    const http = createServer((req, res) => {
+      req.resume();
+      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `upstream down; got ${key} and ${header}` } }));
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const { port } = http.address() as { port: number };
+    const failing = createAgent(openai({ baseURL: `http://127.0.0.1:${port}/v1`, model: "m", apiKeyEnv: "OAI_SCN_LISTING_KEY", headers: { "X-Gateway": header }, stateDir: join(tmp.root, "listing-500") }), { workspace: tmp.dir() });
+    const unreachable = createAgent(openai({ baseURL: "http://127.0.0.1:9/v1", model: "m", stateDir: join(tmp.root, "listing-down") }), { workspace: tmp.dir() });
+    try {
+      const inspection = await failing.inspect();
+      expect(inspection.models).toMatchObject({ status: "unavailable", reason: { code: "provider_error", message: expect.stringContaining("upstream down") } });
+      expect(JSON.stringify(inspection)).not.toContain(key);
+      expect(JSON.stringify(inspection)).not.toContain(header);
+      expect((await unreachable.inspect()).models).toMatchObject({ status: "unavailable", reason: { code: "provider_error", message: expect.stringContaining("Connection error") } });
+    } finally {
+      delete process.env.OAI_SCN_LISTING_KEY;
+      await failing.close();
+      await unreachable.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  });
+
   it("reports a web page answering GET /models as not JSON, never as an empty model list", async () => {
     const http = createServer((req, res) => {
       req.resume();

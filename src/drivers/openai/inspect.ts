@@ -10,7 +10,7 @@ import { allUnavailable, observed, unavailable, unsupported } from "../../driver
 import { ExecutableNotFoundError } from "../../errors/index.js";
 import type { AuthReport, Evidence, ModelInfo } from "../../inspect/types.js";
 import { createClient, loadOpenAI, type OpenAIImporter } from "./client.js";
-import { readApiKey, type ResolvedOpenAIConfig } from "./config.js";
+import { configSecrets, readApiKey, type ResolvedOpenAIConfig } from "./config.js";
 
 export const TRANSPORT = "openai (in-process HTTP)";
 
@@ -48,7 +48,10 @@ async function listModels(config: ResolvedOpenAIConfig, importer: OpenAIImporter
 
 /** The listing's failure as a panel reason: a body that is not JSON, else the endpoint's silence. */
 function listingFailure<T>(listed: Extract<Listed, { ok: false }>, record: Evidence) {
-  return listed.malformed ? unavailable<T>("malformed_response", listed.message, [record]) : unavailable<T>("provider_error", "the endpoint did not answer the model listing", [record]);
+  if (listed.malformed) return unavailable<T>("malformed_response", listed.message, [record]);
+  // Why, cut short (core redacts the response with the key listed in its secrets).
+  const why = listed.message.length > 200 ? `${listed.message.slice(0, 199)}…` : listed.message;
+  return unavailable<T>("provider_error", `the endpoint did not answer the model listing: ${why}`, [record]);
 }
 
 function authPanel(apiKey: string | undefined, listed: Listed, record: Evidence): InspectResponse["auth"] {
@@ -87,6 +90,7 @@ export async function inspectEndpoint(request: InspectRequest, config: ResolvedO
   signal.throwIfAborted();
   const record = evidence({ transport: TRANSPORT, method: "GET /models", scope: "account", startedAt: started, providerVersion: version });
   const missingKey = <T>() => unavailable<T>("auth_required", `${config.apiKeyEnv} is not set (or empty): the model listing was not sent without the key`, [local]);
+  const secrets = configSecrets(config);
   const none = (what: string) => unsupported<never>(`an OpenAI-compatible endpoint has no ${what}`, [], "not_applicable");
   return {
     environment: observed({ ...(version !== undefined ? { version } : {}), platform: process.platform, agentName: "openai" }, [local]),
@@ -98,6 +102,7 @@ export async function inspectEndpoint(request: InspectRequest, config: ResolvedO
     profile: none("profiles"),
     configuration: observed({ ...(config.model !== undefined ? { model: config.model } : {}), ...(config.effort !== undefined ? { effort: config.effort } : {}), modelProvider: config.api }, [local]),
     auth: listed === undefined ? missingKey() : authPanel(apiKey, listed, record),
-    ...(apiKey !== undefined ? { secrets: [apiKey] } : {}),
+    // The key and the header values: a listing's failure may echo them.
+    ...(secrets.length > 0 ? { secrets } : {}),
   };
 }
