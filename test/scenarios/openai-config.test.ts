@@ -72,7 +72,12 @@ describe("openai() configured wrong", () => {
       expect(error).toBeInstanceOf(AuthRequiredError);
       expect((error as Error).message).toContain("OAI_SCN_UNSET_KEY");
       expect(server.requests.filter((r) => r.dialect === "chat")).toHaveLength(0);
+      // Set but empty: no key either, and the message says which.
+      process.env.OAI_SCN_UNSET_KEY = "";
+      await expect(agent.run("hi")).rejects.toMatchObject({ code: "auth_required", message: expect.stringContaining("OAI_SCN_UNSET_KEY is empty") });
+      expect(server.requests.filter((r) => r.dialect === "chat")).toHaveLength(0);
     } finally {
+      delete process.env.OAI_SCN_UNSET_KEY;
       await agent.close();
     }
   });

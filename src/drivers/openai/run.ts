@@ -77,7 +77,8 @@ function preflight(request: RunRequest, config: ResolvedOpenAIConfig): { model: 
   if (model === undefined || model === "") throw new ConfigError("openai: no model: set `model` in the driver config, the agent's defaults or the call");
   const apiKey = readApiKey(config);
   if (config.apiKeyEnv !== undefined && apiKey === undefined) {
-    throw new AuthRequiredError(`openai: no API key: ${config.apiKeyEnv} is not set`, { remedy: `set ${config.apiKeyEnv} to the endpoint's key` });
+    const state = process.env[config.apiKeyEnv] === undefined ? "is not set" : "is empty";
+    throw new AuthRequiredError(`openai: no API key: ${config.apiKeyEnv} ${state}`, { remedy: `set ${config.apiKeyEnv} to the endpoint's key` });
   }
   return { model, apiKey };
 }
