@@ -112,7 +112,7 @@ describe("openai driver against a misbehaving chat endpoint", () => {
       const events = await collect(stream);
       expect(events.some((e) => e.type === "message.delta")).toBe(true);
       expect(events.at(-1)!.type).toBe("run.failed");
-      await expect(stream.result).rejects.toMatchObject({ code: "protocol_error", phase: "after_delivery" });
+      await expect(stream.result).rejects.toMatchObject({ code: "provider_error", phase: "after_delivery" });
       expect(ep.bodies).toHaveLength(1);
     } finally {
       await agent.close();
@@ -132,7 +132,7 @@ describe("openai driver against a misbehaving chat endpoint", () => {
       const events = await collect(stream);
       expect(events.at(-1)!.type).toBe("run.failed");
       const error = await stream.result.then(() => undefined, (e: unknown) => e as { code?: string; name?: string; message?: string });
-      expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+      expect(error).toMatchObject({ code: "malformed_response", retryable: false });
       // It says what came back and what was expected, and shows the page's text.
       expect(error!.message).toContain("content type text/html, not an event stream");
       expect(error!.message).toContain("baseURL");
@@ -156,7 +156,7 @@ describe("openai driver against a misbehaving chat endpoint", () => {
     const agent = createAgent(driver(ep.baseURL, { apiKeyEnv: "OAI_WIRE_PAGE_KEY" }), { workspace });
     try {
       const error = await agent.run("hi").then(() => undefined, (e: unknown) => e as Error);
-      expect(error).toMatchObject({ code: "protocol_error" });
+      expect(error).toMatchObject({ code: "malformed_response" });
       expect(error!.message).toContain("Signed in as");
       expect(error!.message).not.toContain("wirepagekey");
       expect(error!.message).not.toContain("color: red");
@@ -180,7 +180,7 @@ describe("openai driver against a misbehaving chat endpoint", () => {
       const agent = createAgent(driver(ep.baseURL, { api }), { workspace });
       try {
         const error = await agent.run("hi").then(() => undefined, (e: unknown) => e as Error);
-        expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+        expect(error).toMatchObject({ code: "malformed_response", retryable: false });
         expect(error!.message).toContain("content type application/json, not an event stream");
         expect(ep.bodies).toHaveLength(1);
       } finally {
@@ -200,7 +200,7 @@ describe("openai driver against a misbehaving chat endpoint", () => {
     const agent = createAgent(driver(ep.baseURL), { workspace });
     try {
       const error = await agent.run("hi").then(() => undefined, (e: unknown) => e as Error);
-      expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+      expect(error).toMatchObject({ code: "malformed_response", retryable: false });
       expect(error!.message).toContain("no content type, not an event stream");
       expect(ep.bodies).toHaveLength(1);
     } finally {
@@ -220,7 +220,7 @@ describe("openai driver against a misbehaving chat endpoint", () => {
     try {
       expect((await agent.run("hi")).text).toBe("plain label");
       const error = await agent.run("again").then(() => undefined, (e: unknown) => e as Error);
-      expect(error).toMatchObject({ code: "protocol_error", retryable: false });
+      expect(error).toMatchObject({ code: "malformed_response", retryable: false });
       expect(error!.message).toContain("content type text/plain, not an event stream");
       expect(ep.bodies).toHaveLength(2);
     } finally {

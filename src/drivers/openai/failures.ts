@@ -83,5 +83,5 @@ export function requestFailure(error: unknown, phase: DeliveryPhase, apiKeyEnv: 
 function unexpectedAnswer(error: UnexpectedAnswerError, phase: DeliveryPhase, redact: (text: string) => string): ProviderError {
   const excerpt = error.excerpt === "" ? "" : `: "${redactThenClip(error.excerpt, redact, EXCERPT_CHARS)}"`;
   const hint = "; check that baseURL is the API's base (e.g. http://host:port/v1), not a web page or a proxy's sign-in page";
-  return new ProviderError(`the model request failed: ${error.message}${hint}${excerpt}`, { code: "protocol_error", retryable: false, phase, cause: error });
+  return new ProviderError(`the model request failed: ${error.message}${hint}${excerpt}`, { code: "malformed_response", retryable: false, phase, cause: error });
 }

@@ -216,6 +216,23 @@ describe("openai driver: reading a streamed answer", () => {
     expect(order).toEqual(["take 1", "done 1", "take 2", "done 2"]);
   });
 
+  it("fails a stream that sends more than its bound without ending a message, and cancels the body", async () => {
+    const taken: unknown[] = [];
+    // An endless data line: one message, then chunks that never reach a blank line.
+    const endless = bodyOf([encoder.encode('data: {"n":1}\n\n'), ...Array.from({ length: 8 }, () => encoder.encode("data: " + "x".repeat(1_000)))], "end");
+    const failure = await readEventStream(endless.response, client, (p) => void taken.push(p), 4_000).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "malformed_response", retryable: false });
+    expect((failure as Error).message).toMatch(/more than 4000 characters without ending an event/);
+    expect(taken).toEqual([{ n: 1 }]);
+    expect(endless.cancelled()).toBe(true);
+
+    // Messages that end within the bound pass, however many there are.
+    const many = bodyOf(Array.from({ length: 8 }, (_, n) => encoder.encode(`data: {"n":${n},"pad":"${"y".repeat(1_000)}"}\n\n`)), "end");
+    let count = 0;
+    await readEventStream(many.response, client, () => void count++, 4_000);
+    expect(count).toBe(8);
+  });
+
   it("refuses a response without a body as the client does", async () => {
     const failure = await readEventStream(new Response(null), client, () => undefined).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.OpenAIError);

@@ -97,7 +97,7 @@ export async function expectEventStream(response: Response): Promise<void> {
 export function noEvents(response: Response): Error {
   const contentType = response.headers.get("content-type") ?? undefined;
   if (contentType !== undefined && /^\s*text\/event-stream\b/i.test(contentType)) {
-    return new ProviderError("the model's event stream ended before its first event", { code: "protocol_error", retryable: true });
+    return new ProviderError("the model's event stream ended before its first event", { code: "provider_error", retryable: true });
   }
   return new UnexpectedAnswerError(contentType, "an event stream", "");
 }

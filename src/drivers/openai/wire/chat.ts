@@ -151,7 +151,7 @@ export const chatApi: WireApi = {
       return answer.take(payload as ChatCompletionChunk, sink);
     });
     if (events === 0) throw noEvents(response);
-    if (answer.finishReason === undefined && answer.usage === undefined) throw new ProviderError("the model's stream ended without a finish reason", { code: "protocol_error", retryable: true });
+    if (answer.finishReason === undefined && answer.usage === undefined) throw new ProviderError("the model's stream ended without a finish reason", { code: "provider_error", retryable: true });
     return answer.answer(++requests);
   },
 };

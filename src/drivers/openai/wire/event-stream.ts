@@ -9,6 +9,7 @@
  * run's signal says why). A stream left early (a payload the caller refused) cancels the body,
  * and with it the connection.
  */
+import { ProviderError } from "../../../errors/index.js";
 import type { OpenAIClass, OpenAIClient } from "../client.js";
 import { SseDecoder, type SseMessage } from "./sse.js";
 
@@ -34,8 +35,15 @@ function parsed(message: SseMessage, client: OpenAIClient, thread: boolean): unk
   }
 }
 
+/**
+ * How much text may come without a blank line ending a message: the client's `Stream` holds any
+ * amount, so an endpoint that never ends one (a misbehaving gateway) grew the host's memory
+ * without bound. A real message (a chunk of an answer, a tool call's arguments) is far smaller.
+ */
+export const MAX_UNENDED_CHARS = 64 * 1024 * 1024;
+
 /** Reads `response`'s events to the end, handing each JSON payload to `take`. */
-export async function readEventStream(response: Response, client: OpenAIClient, take: PayloadTaker): Promise<void> {
+export async function readEventStream(response: Response, client: OpenAIClient, take: PayloadTaker, maxUnended = MAX_UNENDED_CHARS): Promise<void> {
   const errors = client.constructor as OpenAIClass;
   if (response.body === null) throw new errors.OpenAIError("Attempted to iterate over a response with no body");
   const reader = response.body.getReader();
@@ -60,7 +68,12 @@ export async function readEventStream(response: Response, client: OpenAIClient, 
           sse.push(text.decode());
           sse.end();
           ended = true;
-        } else sse.push(text.decode(chunk.value, { stream: true }));
+        } else {
+          sse.push(text.decode(chunk.value, { stream: true }));
+          if (sse.held > maxUnended) {
+            throw new ProviderError(`the model's event stream sent more than ${maxUnended} characters without ending an event`, { code: "malformed_response", retryable: false });
+          }
+        }
         continue;
       }
       if (done) continue;

@@ -147,7 +147,7 @@ export const responsesApi: WireApi = {
       return answer.take(payload as ResponseStreamEvent, sink);
     });
     if (events === 0) throw noEvents(response);
-    if (answer.finishReason === undefined) throw new ProviderError("the model's stream ended before response.completed", { code: "protocol_error", retryable: true });
+    if (answer.finishReason === undefined) throw new ProviderError("the model's stream ended before response.completed", { code: "provider_error", retryable: true });
     return answer.answer();
   },
 };

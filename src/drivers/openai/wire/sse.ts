@@ -68,6 +68,11 @@ export class SseDecoder {
   readonly #messages: SseMessage[] = [];
   #taken = 0;
 
+  /** How many characters wait for a blank line: what a stream that never ends a message makes grow. */
+  get held(): number {
+    return this.#held.length;
+  }
+
   /** The next message complete so far; undefined when none is (yet). */
   next(): SseMessage | undefined {
     if (this.#taken < this.#messages.length) return this.#messages[this.#taken++];
