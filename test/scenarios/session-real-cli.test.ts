@@ -7,46 +7,12 @@
 import { expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.js";
 import type { Driver } from "../../src/driver/types.js";
-import { claude } from "../../src/drivers/claude/index.js";
-import { codex } from "../../src/drivers/codex/index.js";
-import { pi } from "../../src/drivers/pi/index.js";
 import { createSession } from "../../src/session/index.js";
 import type { Session, SessionEvent } from "../../src/session/types.js";
 import { lastUserText, type ModelScript } from "../../src/testing/model-server/index.js";
-import { SCRIPTED_KEY_ENV, withRealCli, type RealCliContext } from "../../src/testing/real-cli/index.js";
-import { laneEnv } from "../drivers/real-lane.js";
+import { withRealCli, type RealCliContext } from "../../src/testing/real-cli/index.js";
+import { claudeDriver, codexDriver, piDriver } from "../real-cli/session-lane-drivers.js";
 import { describeRealCli } from "../real-cli/helpers.js";
-
-const LANE_KEY = "session-scenario-key-0123456789";
-
-function claudeDriver(ctx: RealCliContext): Driver {
-  return claude({
-    executable: ctx.executable,
-    configDir: ctx.configDir,
-    model: ctx.model,
-    settingSources: [],
-    provider: { baseUrl: ctx.server.url, apiKeyEnv: "SESSION_SCENARIO_KEY" },
-    env: { ...laneEnv(ctx, ["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"]), SESSION_SCENARIO_KEY: LANE_KEY },
-  });
-}
-
-function codexDriver(ctx: RealCliContext): Driver {
-  return codex({
-    home: ctx.configDir,
-    env: ctx.env,
-    provider: { id: "scripted_driver", baseUrl: `${ctx.server.url}/v1`, wireApi: "responses", apiKeyEnv: SCRIPTED_KEY_ENV, requestMaxRetries: 0, streamMaxRetries: 0 },
-    args: ["--disable", "plugins"],
-  });
-}
-
-function piDriver(ctx: RealCliContext): Driver {
-  return pi({
-    executable: ctx.executable,
-    args: ctx.executable === process.execPath ? [ctx.entry] : [],
-    env: laneEnv(ctx, ["PI_CODING_AGENT_DIR"]),
-    provider: { baseUrl: `${ctx.server.url.replace(/\/+$/, "")}/v1`, apiKeyEnv: SCRIPTED_KEY_ENV, model: ctx.model },
-  });
-}
 
 /** A slow answer that keeps the turn in flight, then the short answer to the prompt containing `next`. */
 function slowThen(next: string): ModelScript {
