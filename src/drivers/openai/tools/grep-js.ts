@@ -27,7 +27,9 @@ export function compilePattern(pattern: string, ignoreCase: boolean): RegExp | s
     try {
       return new RegExp(pattern, flags);
     } catch (error) {
-      return `invalid regular expression: ${(error as Error).message}`;
+      // V8's message already says what it is ("Invalid regular expression: /(/: Unterminated group").
+      const message = (error as Error).message;
+      return /^invalid regular expression/i.test(message) ? message : `invalid regular expression: ${message}`;
     }
   }
 }
