@@ -53,8 +53,8 @@ export class RunTimeline {
   #openDelta: { entry: { type: string; itemId: string; text: string }; text: TextAccumulator } | undefined;
   readonly #observer: RunEventObserver | undefined;
   /**
-   * Whether a host may hold the published event objects (it reads the buffer): the transcript
-   * then keeps copies, as the host may mutate what it receives. `run()` drops them unread.
+   * Whether a host may hold the published event objects (it reads the buffer, or an observer gets
+   * them): the transcript then keeps copies, as the host may mutate what it receives.
    */
   #eventsReachHost = true;
   /** Read once: the delta path is the hot one. */
@@ -132,11 +132,11 @@ export class RunTimeline {
 
   /**
    * From now on the buffer's events are dropped unread (`run()` drains the stream): the transcript
-   * keeps the published events themselves, not copies. The terminal is still copied: its result's
-   * objects are shared with the `Result` the host receives.
+   * keeps the published events themselves, not copies — unless an observer (the host's code) gets
+   * them. The terminal is still copied: its result's objects are shared with the host's `Result`.
    */
   eventsUnread(): void {
-    this.#eventsReachHost = false;
+    this.#eventsReachHost = this.#observer !== undefined;
   }
 
   /** The consumer is gone: drop queued events and unblock the producer. */

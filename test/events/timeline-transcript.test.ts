@@ -30,6 +30,16 @@ describe("RunTimeline transcript", () => {
     expect(usageOf(t.transcript())).toEqual([{ input_tokens: 5, output_tokens: 2 }, { input_tokens: 7 }]);
   });
 
+  it("keeps copies when the events are unread but an observer gets them: the observer is the host's code", () => {
+    const mutating = (event: AgentEvent): void => {
+      if (event.type === "usage.observed") (event.usage as { input_tokens: number }).input_tokens = 999;
+    };
+    const t = new RunTimeline({ runId: "r1", bufferSize: 100, overflow: "block", observer: { event: mutating, deltas: false } });
+    t.eventsUnread();
+    t.publish(usage());
+    expect(usageOf(t.transcript())).toEqual([{ input_tokens: 5, output_tokens: 2 }]);
+  });
+
   it("copies the terminal even when the events are unread: its result is shared with the host's", async () => {
     const t = timeline();
     t.eventsUnread();
