@@ -184,9 +184,10 @@ describe("inspect() of openai() as a host meets it", () => {
     const key = "sk-scn-listing-key-4f1e2d3c";
     const header = "hdr-scn-listing-value-9a8b";
     process.env.OAI_SCN_LISTING_KEY = key;
+    let failureText = `upstream down; got ${key} and ${header}`;
     const http = createServer((req, res) => {
       req.resume();
-      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `upstream down; got ${key} and ${header}` } }));
+      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: failureText } }));
     });
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     const { port } = http.address() as { port: number };
@@ -198,6 +199,13 @@ describe("inspect() of openai() as a host meets it", () => {
       expect(JSON.stringify(inspection)).not.toContain(key);
       expect(JSON.stringify(inspection)).not.toContain(header);
       expect((await unreachable.inspect()).models).toMatchObject({ status: "unavailable", reason: { code: "provider_error", message: expect.stringContaining("Connection error") } });
+      // A key where the reason is cut: redacted before the cut, so not even its front is left.
+      for (const padding of [180, 186, 192, 196]) {
+        failureText = `${"p".repeat(padding)}${key} and more`;
+        const cut = JSON.stringify(await failing.inspect());
+        expect(cut).toContain("ppp");
+        expect(cut).not.toContain(key.slice(0, 6));
+      }
     } finally {
       delete process.env.OAI_SCN_LISTING_KEY;
       await failing.close();

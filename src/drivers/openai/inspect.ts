@@ -8,11 +8,16 @@ import type { InspectRequest, InspectResponse } from "../../driver/types.js";
 import { evidence, evidenceClock } from "../../driver/kit/evidence.js";
 import { allUnavailable, observed, unavailable, unsupported } from "../../driver/observations.js";
 import { ExecutableNotFoundError } from "../../errors/index.js";
+import { redactThenClip } from "../../redact/clip.js";
+import { createRedactor } from "../../redact/redact.js";
 import type { AuthReport, Evidence, ModelInfo } from "../../inspect/types.js";
 import { createClient, loadOpenAI, type OpenAIImporter } from "./client.js";
 import { configSecrets, readApiKey, type ResolvedOpenAIConfig } from "./config.js";
 
 export const TRANSPORT = "openai (in-process HTTP)";
+
+/** Characters of a failed listing's error a panel's reason keeps. */
+const MAX_REASON_CHARS = 200;
 
 /** The installed client's version (its package exports `./version`, not `./package.json`). */
 async function clientVersion(): Promise<string | undefined> {
@@ -42,16 +47,18 @@ async function listModels(config: ResolvedOpenAIConfig, importer: OpenAIImporter
     return { ok: true, ids };
   } catch (error) {
     const status = (error as { status?: unknown }).status;
-    return { ok: false, ...(typeof status === "number" ? { status } : {}), message: error instanceof Error ? error.message : String(error) };
+    const message = error instanceof Error ? error.message : String(error);
+    // Redacted before it is cut: a key the cut splits would keep its front, which core's redaction of
+    // the whole key no longer finds.
+    const redactor = createRedactor({ secrets: configSecrets(config) });
+    return { ok: false, ...(typeof status === "number" ? { status } : {}), message: redactThenClip(message, (text) => redactor.redactText(text), MAX_REASON_CHARS) };
   }
 }
 
 /** The listing's failure as a panel reason: a body that is not JSON, else the endpoint's silence. */
 function listingFailure<T>(listed: Extract<Listed, { ok: false }>, record: Evidence) {
   if (listed.malformed) return unavailable<T>("malformed_response", listed.message, [record]);
-  // Why, cut short (core redacts the response with the key listed in its secrets).
-  const why = listed.message.length > 200 ? `${listed.message.slice(0, 199)}…` : listed.message;
-  return unavailable<T>("provider_error", `the endpoint did not answer the model listing: ${why}`, [record]);
+  return unavailable<T>("provider_error", `the endpoint did not answer the model listing: ${listed.message}`, [record]);
 }
 
 function authPanel(apiKey: string | undefined, listed: Listed, record: Evidence): InspectResponse["auth"] {
